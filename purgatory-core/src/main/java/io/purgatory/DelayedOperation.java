@@ -1,0 +1,183 @@
+package io.purgatory;
+
+import io.purgatory.timer.TimerTask;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * An operation that completes when its condition holds or when its delay expires, exactly once.
+ *
+ * <p>Subclasses implement {@link #tryComplete()} (check the condition; if it holds, call
+ * {@link #forceComplete()} and return its result), {@link #onComplete()} (send the response) and
+ * {@link #onExpiration()} (count the timeout, say). Hand the operation to
+ * {@link DelayedOperationPurgatory#tryCompleteElseWatch}; an operation can be offered once.
+ *
+ * <h2>Exactly once</h2>
+ * Completion happens under the operation's lock and flips {@code completed} from false to true
+ * once: whichever of {@code forceComplete()} (from {@code tryComplete}, or from your code) and the
+ * timer's expiry gets there first wins; the loser does nothing. The winner cancels the timer task,
+ * then runs {@code onComplete()} once. On expiry {@code onExpiration()} runs after
+ * {@code onComplete()}, with the lock released. Because {@code tryComplete} and {@code onComplete}
+ * both run under the lock, they never run at the same time for one operation (KAFKA-19312).
+ *
+ * <h2>Thread-safety</h2>
+ * Thread-safe. {@code lock} guards {@code purgatory}, {@code watches} and {@code watching} and is
+ * held while {@code tryComplete} and {@code onComplete} run; {@code completed} is volatile and
+ * written only under {@code lock}; {@code retryPending} is an atomic flag read and written without
+ * it (see {@link #maybeTryComplete()}).
+ */
+public abstract class DelayedOperation extends TimerTask {
+
+    private static final VarHandle RETRY_PENDING;
+
+    static {
+        try {
+            RETRY_PENDING = MethodHandles.lookup()
+                    .findVarHandle(DelayedOperation.class, "retryPending", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private volatile boolean completed;
+    /** Set by a thread that wanted to retry tryComplete but found the lock taken. */
+    private volatile boolean retryPending;
+
+    /** The purgatory this operation was offered to, or null. Guarded by lock. */
+    DelayedOperationPurgatory<?> purgatory;
+    /** Head of this operation's watch nodes, linked through {@link Watch#sibling}. Guarded by lock. */
+    Watch watches;
+    /** True while the purgatory counts this operation as delayed. Guarded by lock. */
+    boolean watching;
+    /** Deadline on the purgatory timer's clock, for the expiry lateness histogram. */
+    long deadlineMs;
+
+    /**
+     * @param delayMs how long the operation may wait before it expires, in milliseconds
+     */
+    protected DelayedOperation(long delayMs) {
+        super(delayMs);
+    }
+
+    /**
+     * Checks whether the operation can complete now; if so, calls {@link #forceComplete()} and
+     * returns its result. Called under the operation's lock, so it needs no locking of its own for
+     * the operation's state; it must not wait on other operations.
+     */
+    public abstract boolean tryComplete();
+
+    /** Runs exactly once, on whichever path completed the operation, under the operation's lock. */
+    public abstract void onComplete();
+
+    /** Runs after {@link #onComplete()} when the operation completed by expiring; the lock is released. */
+    public abstract void onExpiration();
+
+    /**
+     * Completes the operation now if it has not completed yet: cancels its timer task and calls
+     * {@link #onComplete()}.
+     *
+     * @return true if this call completed it
+     */
+    public final boolean forceComplete() {
+        return complete(false);
+    }
+
+    /** True once the operation has completed, by {@code tryComplete} or by expiring. */
+    public final boolean isCompleted() {
+        return completed;
+    }
+
+    /** The timer's entry point: expires the operation. Not for subclasses or callers. */
+    @Override
+    public final void run() {
+        expire(true);
+    }
+
+    /**
+     * Completes the operation by expiring: {@code onComplete}, then {@code onExpiration}.
+     *
+     * @param onTime true when the timer expired it (its lateness is recorded), false when it is
+     *     expired early, by a closing purgatory
+     */
+    final void expire(boolean onTime) {
+        if (complete(true)) {
+            try {
+                onExpiration();
+            } finally {
+                DelayedOperationPurgatory<?> p = purgatory;
+                if (p != null) {
+                    p.expired(this, onTime);
+                }
+            }
+        }
+    }
+
+    private boolean complete(boolean expiring) {
+        if (completed) {
+            return false;
+        }
+        lock.lock();
+        try {
+            if (completed) {
+                return false;
+            }
+            completed = true;
+            cancel();
+            try {
+                onComplete();
+            } finally {
+                DelayedOperationPurgatory<?> p = purgatory;
+                if (p != null) {
+                    p.completed(this, expiring);
+                }
+            }
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Calls {@code tryComplete} unless another thread holds the lock, in which case that thread is
+     * told to retry (Kafka's {@code maybeTryComplete}): a caller never blocks on an operation that
+     * another thread is completing, and no condition change is lost. The retry protocol: a thread
+     * that fails to take the lock sets {@code retryPending} and tries once more; if it fails again,
+     * the flag was set before the holder released the lock, and every holder reads the flag after
+     * releasing it and retries.
+     *
+     * @return true if this call completed the operation
+     */
+    final boolean maybeTryComplete() {
+        boolean done = false;
+        boolean retry;
+        do {
+            if (lock.tryLock()) {
+                try {
+                    retryPending = false;
+                    done = !completed && tryComplete();
+                } finally {
+                    lock.unlock();
+                }
+                retry = retryPending;
+            } else {
+                retry = !(boolean) RETRY_PENDING.getAndSet(this, true);
+            }
+        } while (!completed && retry);
+        return done;
+    }
+
+    /** After releasing the lock from outside {@link #maybeTryComplete()}: honours a pending retry. */
+    final boolean retryIfPending() {
+        return retryPending && maybeTryComplete();
+    }
+
+    final void lock() {
+        lock.lock();
+    }
+
+    final void unlock() {
+        lock.unlock();
+    }
+}

@@ -1,0 +1,454 @@
+package io.purgatory;
+
+import io.purgatory.timer.SystemTimer;
+import io.purgatory.timer.Timer;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Holds {@link DelayedOperation}s until they complete, by their condition or by expiring.
+ *
+ * <h2>How it works</h2>
+ * {@link #tryCompleteElseWatch} tries the operation; if it cannot complete, the operation watches
+ * each of its keys (a {@link Watch} in the key's {@link WatchList}), is tried once more (the
+ * condition may have changed meanwhile), and is then added to the timer, which expires it at its
+ * deadline. {@link #checkAndComplete} retries the operations watching one key. Watch lists live in
+ * a {@link ConcurrentHashMap}, whose per-bin locking shards them: unrelated keys do not contend.
+ *
+ * <p>Completed operations leave their watches behind as tombstones that reference nothing (the
+ * operation clears them when it completes), so a completed operation and its payload become
+ * unreachable at once, whatever {@code purgeInterval} is. Tombstones are removed lazily, when a
+ * list is walked and at least half of it is dead, and by a purge of every list once more than
+ * {@code purgeInterval} tombstones are linked. The purge runs on the purgatory's reaper thread
+ * ({@code <name>-purge-reaper}), or, with the reaper disabled, on the thread whose completion
+ * crossed the threshold.
+ *
+ * <h2>Shutdown</h2>
+ * {@link #close()} expires every operation still pending, on the calling thread (each gets
+ * {@code onComplete} then {@code onExpiration}), before it stops its threads; an operation
+ * offered after {@code close()} is expired at once. No caller is left waiting.
+ *
+ * <h2>Thread-safety</h2>
+ * Thread-safe. Lock order: an operation's lock, then a map bin, then a {@link WatchList}'s monitor.
+ * {@code tryComplete} and {@code onComplete} run under their operation's lock and under no lock of
+ * the purgatory's; {@code checkAndComplete} takes operation locks with {@code tryLock} only, so it
+ * may be called from {@code onComplete} of another operation. Callers must not hold, while calling
+ * {@code checkAndComplete}, a lock that some {@code tryComplete} needs (KAFKA-8334).
+ * {@code closed} is volatile; counters are atomics.
+ *
+ * @param <T> the operations it holds
+ */
+public final class DelayedOperationPurgatory<T extends DelayedOperation> implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DelayedOperationPurgatory.class);
+    /** The key under which operations offered with no keys are kept, so that close() finds them. */
+    private static final Object NO_KEY = new Object() {
+        @Override
+        public String toString() {
+            return "<no key>";
+        }
+    };
+
+    private final String name;
+    private final Timer timer;
+    private final boolean ownsTimer;
+    private final int purgeInterval;
+    private final ConcurrentHashMap<Object, WatchList> watchLists = new ConcurrentHashMap<>();
+    private final WatchCounts counts = new WatchCounts();
+    private final LongAdder delayed = new LongAdder();
+    private final PurgatoryMetrics metrics;
+    private final AtomicBoolean purging = new AtomicBoolean();
+    private final AtomicBoolean closing = new AtomicBoolean();
+    private final Thread purgeReaper;
+    private final boolean mbeanRegistered;
+    private volatile boolean closed;
+
+    /** A purgatory with its own {@link SystemTimer}, purgeInterval 1000 and its reaper thread. */
+    public DelayedOperationPurgatory(String name) {
+        this(builder(name));
+    }
+
+    private DelayedOperationPurgatory(Builder<T> builder) {
+        this.name = builder.name;
+        this.ownsTimer = builder.timer == null;
+        this.timer = ownsTimer ? new SystemTimer(name) : builder.timer;
+        this.purgeInterval = builder.purgeInterval;
+        this.metrics = new PurgatoryMetrics(name, this::watched, this::numDelayed);
+        this.mbeanRegistered = registerMBean();
+        if (builder.reaperEnabled) {
+            purgeReaper = new Thread(this::reapPurges, name + "-purge-reaper");
+            purgeReaper.setDaemon(true);
+            purgeReaper.start();
+        } else {
+            purgeReaper = null;
+        }
+    }
+
+    public static <T extends DelayedOperation> Builder<T> builder(String name) {
+        return new Builder<>(name);
+    }
+
+    /**
+     * Tries the operation; if it cannot complete, watches every key, tries again, and schedules its
+     * expiry. Keys are compared with {@code equals}; an empty collection means the operation only
+     * waits for its expiry (or {@code forceComplete}).
+     *
+     * @return true if the operation completed during this call
+     * @throws IllegalStateException if the operation was offered before
+     * @throws NullPointerException if the operation, the collection or a key is null
+     */
+    public boolean tryCompleteElseWatch(T operation, Collection<?> watchKeys) {
+        Objects.requireNonNull(operation, "operation");
+        for (Object key : watchKeys) {
+            Objects.requireNonNull(key, "watch key");
+        }
+        operation.lock();
+        try {
+            if (operation.purgatory != null) {
+                throw new IllegalStateException("operation already offered to purgatory "
+                        + operation.purgatory.name + ": " + operation);
+            }
+            if (operation.isCompleted()) {
+                return false;
+            }
+            operation.purgatory = this;
+            if (closed) {
+                operation.expire(false);
+                return false;
+            }
+            if (operation.tryComplete()) {
+                return true;
+            }
+            watch(operation, watchKeys.isEmpty() ? List.of(NO_KEY) : watchKeys);
+            if (operation.tryComplete()) {
+                return true;
+            }
+        } finally {
+            operation.unlock();
+        }
+        if (operation.retryIfPending()) {
+            return true;
+        }
+        if (closed) {
+            // close() may have swept the lists before this operation was linked: answer it here
+            operation.expire(false);
+            return false;
+        }
+        if (!operation.isCompleted()) {
+            operation.deadlineMs = saturatedAdd(timer.nowMs(), operation.delayMs());
+            timer.add(operation); // a no-op if it completed meanwhile: completion cancels the task
+        }
+        return false;
+    }
+
+    /**
+     * Retries the operations watching key, each under its own lock taken with {@code tryLock}.
+     *
+     * @return how many operations this call completed
+     */
+    public int checkAndComplete(Object key) {
+        WatchList list = watchLists.get(Objects.requireNonNull(key, "key"));
+        if (list == null) {
+            return 0;
+        }
+        int completed = list.tryCompleteWatched();
+        if (list.isEmpty()) {
+            unmapIfEmpty(key, list);
+        }
+        return completed;
+    }
+
+    /**
+     * Watches linked in all lists, one per operation and key, including tombstones of completed
+     * operations that have not been removed yet (at most about {@code purgeInterval} of them).
+     */
+    public int watched() {
+        return saturatedInt(counts.linked.sum());
+    }
+
+    /** Operations watched and not yet completed or expired. */
+    public int numDelayed() {
+        return saturatedInt(delayed.sum());
+    }
+
+    /**
+     * Removes the operations watching key and returns them, without completing them: their expiry
+     * is cancelled and they leave every other key's list too, so the purgatory no longer holds them.
+     * The caller decides what becomes of them (typically {@code forceComplete} with an error).
+     */
+    public List<T> cancelForKey(Object key) {
+        WatchList list = watchLists.remove(Objects.requireNonNull(key, "key"));
+        if (list == null) {
+            return List.of();
+        }
+        Watch[] watches = list.detach();
+        List<T> cancelled = new ArrayList<>();
+        for (Watch watch : watches) {
+            DelayedOperation op = watch.op;
+            if (op == null) {
+                continue;
+            }
+            op.lock();
+            try {
+                if (!op.isCompleted() && op.purgatory == this && op.watching) {
+                    release(op);
+                    op.purgatory = null;
+                    op.cancel();
+                    @SuppressWarnings("unchecked")
+                    T t = (T) op;
+                    cancelled.add(t);
+                }
+            } finally {
+                op.unlock();
+            }
+        }
+        counts.unlinked(watches.length);
+        return cancelled;
+    }
+
+    /** Counters, gauges and the expiry lateness histogram of this purgatory. */
+    public PurgatoryMetrics metrics() {
+        return metrics;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /**
+     * Expires every pending operation on this thread ({@code onComplete}, then
+     * {@code onExpiration}), then stops the purge reaper and, if the purgatory made it, the timer.
+     * Operations offered from now on are expired at once. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (!closing.compareAndSet(false, true)) {
+            return;
+        }
+        closed = true;
+        for (Object key : watchLists.keySet()) {
+            WatchList list = watchLists.remove(key);
+            if (list == null) {
+                continue;
+            }
+            Watch[] watches = list.detach();
+            for (Watch watch : watches) {
+                DelayedOperation op = watch.op;
+                if (op != null) {
+                    try {
+                        op.expire(false);
+                    } catch (RuntimeException e) {
+                        LOG.error("Purgatory {}: expiring {} on close threw", name, op, e);
+                    }
+                }
+            }
+            counts.unlinked(watches.length);
+        }
+        if (purgeReaper != null) {
+            LockSupport.unpark(purgeReaper);
+            try {
+                purgeReaper.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (mbeanRegistered) {
+            unregisterMBean();
+        }
+        if (ownsTimer) {
+            timer.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "DelayedOperationPurgatory[" + name + ", delayed " + numDelayed() + ", watched " + watched() + "]";
+    }
+
+    // --- called by DelayedOperation, under the operation's lock ---
+
+    void completed(DelayedOperation op, boolean expiring) {
+        release(op);
+        if (!expiring) {
+            metrics.onCompleted();
+        }
+    }
+
+    void expired(DelayedOperation op, boolean onTime) {
+        metrics.onExpired();
+        if (onTime) {
+            metrics.expiryLateness().record(timer.nowMs() - op.deadlineMs);
+        }
+    }
+
+    // --- internals ---
+
+    private void watch(DelayedOperation op, Collection<?> keys) {
+        Watch head = null;
+        for (Object key : keys) {
+            head = new Watch(op, head);
+            link(key, head);
+        }
+        op.watches = head;
+        op.watching = true;
+        delayed.increment();
+    }
+
+    private void link(Object key, Watch watch) {
+        WatchList list = watchLists.get(key);
+        if (list != null && list.tryAdd(watch)) {
+            return;
+        }
+        watchLists.compute(key, (k, current) -> {
+            WatchList target = current;
+            if (target == null || !target.tryAdd(watch)) {
+                target = new WatchList(counts);
+                target.tryAdd(watch);
+            }
+            return target;
+        });
+    }
+
+    /** Turns the operation's watches into tombstones and stops counting it as delayed. */
+    private void release(DelayedOperation op) {
+        if (!op.watching) {
+            return;
+        }
+        op.watching = false;
+        int released = 0;
+        for (Watch w = op.watches; w != null; w = w.sibling) {
+            w.op = null;
+            released++;
+        }
+        op.watches = null;
+        delayed.decrement();
+        if (counts.tombstones.addAndGet(released) > purgeInterval) {
+            requestPurge();
+        }
+    }
+
+    private void unmapIfEmpty(Object key, WatchList list) {
+        watchLists.computeIfPresent(key, (k, current) -> current == list && list.detachIfEmpty() ? null : current);
+    }
+
+    private void requestPurge() {
+        if (purgeReaper != null) {
+            LockSupport.unpark(purgeReaper);
+        } else {
+            purge();
+        }
+    }
+
+    private void reapPurges() {
+        while (!closed) {
+            LockSupport.park(this);
+            if (!closed && counts.tombstones.get() > purgeInterval) {
+                purge();
+            }
+        }
+    }
+
+    /** Removes every tombstone from every list, and unmaps the lists left empty. */
+    private void purge() {
+        if (!purging.compareAndSet(false, true)) {
+            return; // another thread is purging
+        }
+        try {
+            long removed = 0;
+            for (var entry : watchLists.entrySet()) {
+                WatchList list = entry.getValue();
+                removed += list.removeTombstones();
+                if (list.isEmpty()) {
+                    unmapIfEmpty(entry.getKey(), list);
+                }
+            }
+            metrics.onPurged(removed);
+            LOG.debug("Purgatory {}: purged {} completed watches", name, removed);
+        } finally {
+            purging.set(false);
+        }
+    }
+
+    private boolean registerMBean() {
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        try {
+            server.registerMBean(metrics, metrics.objectName());
+            return true;
+        } catch (JMException e) {
+            LOG.warn("Purgatory {}: metrics not registered over JMX ({}): is another purgatory open under the same name?",
+                    name, e.toString());
+            return false;
+        }
+    }
+
+    private void unregisterMBean() {
+        try {
+            ManagementFactory.getPlatformMBeanServer().unregisterMBean(metrics.objectName());
+        } catch (JMException e) {
+            LOG.debug("Purgatory {}: JMX unregistration failed", name, e);
+        }
+    }
+
+    private static int saturatedInt(long value) {
+        return (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, value));
+    }
+
+    private static long saturatedAdd(long a, long b) {
+        long sum = a + b;
+        return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
+    }
+
+    /**
+     * Builds a purgatory. Defaults: its own {@link SystemTimer} (closed with the purgatory),
+     * purgeInterval 1000, reaper enabled. A timer given here is not closed by the purgatory.
+     */
+    public static final class Builder<T extends DelayedOperation> {
+        private final String name;
+        private Timer timer;
+        private int purgeInterval = 1000;
+        private boolean reaperEnabled = true;
+
+        private Builder(String name) {
+            this.name = Objects.requireNonNull(name, "name");
+        }
+
+        /** The timer that expires operations, for example a {@code MockTimer} in tests. */
+        public Builder<T> timer(Timer timer) {
+            this.timer = Objects.requireNonNull(timer, "timer");
+            return this;
+        }
+
+        /** Purge the watch lists once more than this many completed watches linger; at least 0. */
+        public Builder<T> purgeInterval(int purgeInterval) {
+            if (purgeInterval < 0) {
+                throw new IllegalArgumentException("purgeInterval must not be negative: " + purgeInterval);
+            }
+            this.purgeInterval = purgeInterval;
+            return this;
+        }
+
+        /**
+         * Whether purges run on the purgatory's own reaper thread (true, the default) or on the
+         * thread that crosses the threshold (false: the purgatory then starts no thread of its own).
+         */
+        public Builder<T> reaperEnabled(boolean reaperEnabled) {
+            this.reaperEnabled = reaperEnabled;
+            return this;
+        }
+
+        public DelayedOperationPurgatory<T> build() {
+            return new DelayedOperationPurgatory<>(this);
+        }
+    }
+}

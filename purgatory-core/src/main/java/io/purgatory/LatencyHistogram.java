@@ -1,0 +1,94 @@
+package io.purgatory;
+
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.LongAccumulator;
+
+/**
+ * A log-linear histogram of non-negative millisecond values, in the manner of HdrHistogram with
+ * 4 bits of precision: values below 16 are counted exactly, larger values in 16 sub-buckets per
+ * power of two, so a reported percentile is at most 1/16 (6.25%) above the true value. Fixed size
+ * (960 counters), no allocation when recording.
+ *
+ * <p>Thread-safe and lock-free: each counter is an atomic. Reads while values are being recorded
+ * see some recent state, not a snapshot.
+ */
+public final class LatencyHistogram {
+
+    private static final int SUB_BITS = 4;
+    private static final int SUB_COUNT = 1 << SUB_BITS;
+    private static final int BUCKETS = SUB_COUNT * (64 - SUB_BITS);
+
+    private final AtomicLongArray counts = new AtomicLongArray(BUCKETS);
+    private final LongAccumulator max = new LongAccumulator(Math::max, 0);
+
+    /** Records one value; negative values count as 0. */
+    public void record(long valueMs) {
+        long v = Math.max(0, valueMs);
+        counts.incrementAndGet(index(v));
+        max.accumulate(v);
+    }
+
+    /** How many values were recorded. */
+    public long count() {
+        long total = 0;
+        for (int i = 0; i < BUCKETS; i++) {
+            total += counts.get(i);
+        }
+        return total;
+    }
+
+    /** The largest value recorded, or 0. */
+    public long maxMs() {
+        return max.get();
+    }
+
+    /**
+     * The value at {@code percentile} (0 to 100): the upper bound of the bucket holding that rank,
+     * capped at the maximum; 0 when nothing was recorded.
+     */
+    public long valueAtPercentileMs(double percentile) {
+        if (!(percentile >= 0 && percentile <= 100)) {
+            throw new IllegalArgumentException("percentile must be in [0, 100]: " + percentile);
+        }
+        long total = count();
+        if (total == 0) {
+            return 0;
+        }
+        long rank = Math.max(1, (long) Math.ceil(percentile / 100.0 * total));
+        long seen = 0;
+        for (int i = 0; i < BUCKETS; i++) {
+            seen += counts.get(i);
+            if (seen >= rank) {
+                return Math.min(upperBound(i), maxMs());
+            }
+        }
+        return maxMs();
+    }
+
+    static int index(long v) {
+        if (v < SUB_COUNT) {
+            return (int) v;
+        }
+        int exponent = 63 - Long.numberOfLeadingZeros(v); // >= SUB_BITS
+        int sub = (int) (v >>> (exponent - SUB_BITS)) & (SUB_COUNT - 1);
+        return SUB_COUNT * (exponent - SUB_BITS + 1) + sub;
+    }
+
+    /** The largest value that maps to bucket i. */
+    static long upperBound(int i) {
+        if (i < SUB_COUNT) {
+            return i;
+        }
+        int exponent = i / SUB_COUNT + SUB_BITS - 1;
+        long sub = i % SUB_COUNT;
+        long low = (1L << exponent) | (sub << (exponent - SUB_BITS));
+        long width = 1L << (exponent - SUB_BITS);
+        return low + (width - 1);
+    }
+
+    @Override
+    public String toString() {
+        return "LatencyHistogram[count " + count() + ", p50 " + valueAtPercentileMs(50) + " ms, p99 "
+                + valueAtPercentileMs(99) + " ms, max " + maxMs() + " ms]";
+    }
+}

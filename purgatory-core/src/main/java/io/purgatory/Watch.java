@@ -1,0 +1,22 @@
+package io.purgatory;
+
+/**
+ * One operation watching one key: an entry of that key's {@link WatchList}. The operation links its
+ * watches through {@code sibling} so that, when it completes, it can clear {@code op} in each of
+ * them: from then on a watch is a <em>tombstone</em> of a few bytes that keeps nothing of the
+ * operation reachable, however long it waits in a list before it is removed.
+ *
+ * <p>{@code op} is written once (to null, by the completing thread under the operation's lock) and
+ * read without synchronisation by threads walking a list. The race is benign: a reader that still
+ * sees the operation finds it completed and skips it; a reader that sees null knows it completed.
+ */
+final class Watch {
+
+    DelayedOperation op;
+    final Watch sibling;
+
+    Watch(DelayedOperation op, Watch sibling) {
+        this.op = op;
+        this.sibling = sibling;
+    }
+}

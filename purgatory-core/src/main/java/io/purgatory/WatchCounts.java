@@ -1,0 +1,25 @@
+package io.purgatory;
+
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The counts a purgatory keeps of its watches. Thread-safe: each count is an atomic.
+ * {@code linked} is exact once updates settle; {@code tombstones} counts watches whose operation
+ * completed but that are still linked, and is what triggers a purge.
+ */
+final class WatchCounts {
+
+    /** Watches linked into some key's list. */
+    final LongAdder linked = new LongAdder();
+    /** Linked watches whose operation has completed (or was cancelled out of the purgatory). */
+    final AtomicLong tombstones = new AtomicLong();
+
+    /** Tombstones were unlinked from a list. */
+    void unlinked(int count) {
+        if (count > 0) {
+            linked.add(-count);
+            tombstones.addAndGet(-count);
+        }
+    }
+}

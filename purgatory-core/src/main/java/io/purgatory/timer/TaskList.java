@@ -1,0 +1,58 @@
+package io.purgatory.timer;
+
+/**
+ * An intrusive doubly linked FIFO list of tasks, linked through the tasks' own {@code prev},
+ * {@code next} and {@code list} fields. A task is in at most one list at a time. O(1) add and remove.
+ *
+ * <p>Not thread-safe: the owner confines it (a {@link SystemTimer}'s reaper thread, or a
+ * {@link MockTimer}'s monitor).
+ */
+class TaskList {
+
+    private TimerTask head;
+    private TimerTask tail;
+
+    final boolean isEmpty() {
+        return head == null;
+    }
+
+    final void add(TimerTask task) {
+        task.list = this;
+        task.next = null;
+        task.prev = tail;
+        if (tail == null) {
+            head = task;
+        } else {
+            tail.next = task;
+        }
+        tail = task;
+    }
+
+    /** Unlinks task, which must be in this list. */
+    final void remove(TimerTask task) {
+        TimerTask p = task.prev;
+        TimerTask n = task.next;
+        if (p == null) {
+            head = n;
+        } else {
+            p.next = n;
+        }
+        if (n == null) {
+            tail = p;
+        } else {
+            n.prev = p;
+        }
+        task.prev = null;
+        task.next = null;
+        task.list = null;
+    }
+
+    /** Removes and returns the first task, or null if the list is empty. */
+    final TimerTask poll() {
+        TimerTask first = head;
+        if (first != null) {
+            remove(first);
+        }
+        return first;
+    }
+}

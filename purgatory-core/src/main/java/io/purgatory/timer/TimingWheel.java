@@ -1,0 +1,232 @@
+package io.purgatory.timer;
+
+import java.util.Arrays;
+import java.util.function.Consumer;
+
+/**
+ * A hierarchical timing wheel (Varghese and Lauck, "Hashed and Hierarchical Timing Wheels", 1987;
+ * the layout of Kafka's {@code TimingWheel}) over integer ticks.
+ *
+ * <p>Level 0 has {@code wheelSize} buckets of one tick each. Level {@code i} has buckets of
+ * {@code wheelSize^i} ticks (its <em>span</em>), so it covers {@code wheelSize^(i+1)} ticks (its
+ * <em>interval</em>). Levels above 0 are created when a deadline first needs them. A task goes into
+ * the lowest level whose interval, counted from that level's current time, reaches its due tick. A
+ * bucket of level {@code i > 0} comes due at the start of its span; its tasks are then re-added and
+ * fall into a lower level, until at level 0 they come due on their own tick.
+ *
+ * <p>Invariants, for every level {@code i} with {@code v = current(i) / span(i)}:
+ * <ul>
+ *   <li>{@code current(i)} is {@code currentTick} rounded down to a multiple of {@code span(i)};</li>
+ *   <li>every task in a bucket of level {@code i} has {@code dueTick / span(i)} in
+ *       {@code [v, v + wheelSize)}, so the buckets of a level never mix two rounds of the wheel, and
+ *       a bucket holds tasks of one {@code dueTick / span(i)} only, whose start is the bucket's
+ *       {@code dueTick};</li>
+ *   <li>a bit of {@code occupied} is set if and only if its bucket is not empty.</li>
+ * </ul>
+ * A task is never handed out before its due tick: it is expired only when
+ * {@code dueTick <= currentTick}.
+ *
+ * <p>Not thread-safe: one thread (a {@link SystemTimer}'s reaper) owns the wheel and every task
+ * linked into it.
+ */
+final class TimingWheel {
+
+    private final int wheelSize;
+    /** {@code wheelSize - 1} when wheelSize is a power of two, else -1: the index is then a mask. */
+    private final long indexMask;
+    private Level[] levels;
+    private int levelCount;
+    private long currentTick;
+
+    TimingWheel(int wheelSize, long startTick) {
+        if (wheelSize < 2) {
+            throw new IllegalArgumentException("wheelSize must be at least 2: " + wheelSize);
+        }
+        this.wheelSize = wheelSize;
+        this.indexMask = Integer.bitCount(wheelSize) == 1 ? wheelSize - 1 : -1;
+        this.currentTick = startTick;
+        this.levels = new Level[4];
+        this.levels[0] = new Level(1, startTick);
+        this.levelCount = 1;
+    }
+
+    long currentTick() {
+        return currentTick;
+    }
+
+    int levelCount() {
+        return levelCount;
+    }
+
+    /**
+     * Links task into the bucket for its {@code dueTick}, creating overflow levels as needed.
+     *
+     * @return false, linking nothing, if the task is already due ({@code dueTick <= currentTick})
+     */
+    boolean add(TimerTask task) {
+        long due = task.dueTick;
+        if (due <= currentTick) {
+            return false;
+        }
+        for (int i = 0; ; i++) {
+            Level level = i < levelCount ? levels[i] : addLevel();
+            if (level.interval == Long.MAX_VALUE || due - level.current < level.interval) {
+                long round = due / level.span;
+                Bucket bucket = level.buckets[index(round)];
+                if (bucket.isEmpty()) {
+                    bucket.dueTick = round * level.span;
+                    level.setOccupied(bucket.index);
+                }
+                bucket.add(task);
+                return true;
+            }
+        }
+    }
+
+    /** Unlinks a task that {@link #add} linked and that has not been handed out yet. O(1). */
+    void remove(TimerTask task) {
+        Bucket bucket = (Bucket) task.list;
+        bucket.remove(task);
+        if (bucket.isEmpty()) {
+            bucket.level.clearOccupied(bucket.index);
+        }
+    }
+
+    /**
+     * Moves the wheel to {@code nowTick}, bucket by bucket in due order. Each due bucket is emptied;
+     * its tasks that are due go to {@code expired} (in due-tick order across calls and levels), the
+     * others are re-added to a lower level. {@code expired} must not call back into the wheel.
+     */
+    void advance(long nowTick, Consumer<TimerTask> expired) {
+        while (true) {
+            Bucket bucket = earliestBucket();
+            if (bucket == null || bucket.dueTick > nowTick) {
+                break;
+            }
+            setCurrentTick(bucket.dueTick);
+            bucket.level.clearOccupied(bucket.index);
+            for (TimerTask task = bucket.poll(); task != null; task = bucket.poll()) {
+                if (task.isCancelled()) {
+                    continue; // its canceller has queued it for remove(); it is unlinked already
+                }
+                if (!add(task)) {
+                    expired.accept(task);
+                }
+            }
+        }
+        if (nowTick > currentTick) {
+            setCurrentTick(nowTick);
+        }
+    }
+
+    /** The due tick of the earliest non-empty bucket, or {@link Long#MAX_VALUE} if there is none. */
+    long nextDueTick() {
+        Bucket bucket = earliestBucket();
+        return bucket == null ? Long.MAX_VALUE : bucket.dueTick;
+    }
+
+    private Bucket earliestBucket() {
+        Bucket earliest = null;
+        for (int i = 0; i < levelCount; i++) {
+            Bucket b = levels[i].firstOccupied();
+            if (b != null && (earliest == null || b.dueTick < earliest.dueTick)) {
+                earliest = b;
+            }
+        }
+        return earliest;
+    }
+
+    private void setCurrentTick(long tick) {
+        currentTick = tick;
+        for (int i = 0; i < levelCount; i++) {
+            Level level = levels[i];
+            level.current = tick - tick % level.span;
+        }
+    }
+
+    private Level addLevel() {
+        Level top = levels[levelCount - 1];
+        if (top.interval == Long.MAX_VALUE) {
+            throw new AssertionError("the top level covers every tick");
+        }
+        long span = top.interval;
+        Level level = new Level(span, currentTick - currentTick % span);
+        if (levelCount == levels.length) {
+            levels = Arrays.copyOf(levels, levelCount * 2);
+        }
+        levels[levelCount++] = level;
+        return level;
+    }
+
+    private int index(long round) {
+        return (int) (indexMask >= 0 ? round & indexMask : round % wheelSize);
+    }
+
+    /** One level of the hierarchy: {@code wheelSize} buckets of {@code span} ticks each. */
+    private final class Level {
+        final long span;
+        /** span * wheelSize, or Long.MAX_VALUE if that overflows: the top level then covers all. */
+        final long interval;
+        final Bucket[] buckets;
+        /** Bit i set if and only if buckets[i] is not empty. */
+        final long[] occupied;
+        long current;
+
+        Level(long span, long current) {
+            this.span = span;
+            this.interval = span > Long.MAX_VALUE / wheelSize ? Long.MAX_VALUE : span * wheelSize;
+            this.current = current;
+            this.buckets = new Bucket[wheelSize];
+            for (int i = 0; i < wheelSize; i++) {
+                buckets[i] = new Bucket(this, i);
+            }
+            this.occupied = new long[(wheelSize + 63) >>> 6];
+        }
+
+        void setOccupied(int i) {
+            occupied[i >>> 6] |= 1L << i;
+        }
+
+        void clearOccupied(int i) {
+            occupied[i >>> 6] &= ~(1L << i);
+        }
+
+        /** The first occupied bucket from the current round onwards, wrapping around: the earliest. */
+        Bucket firstOccupied() {
+            int from = index(current / span);
+            int i = nextSetBit(from, wheelSize);
+            if (i < 0) {
+                i = nextSetBit(0, from);
+            }
+            return i < 0 ? null : buckets[i];
+        }
+
+        /** The lowest set bit in [from, to), or -1. */
+        private int nextSetBit(int from, int to) {
+            int word = from >>> 6;
+            long bits = occupied[word] & (-1L << from);
+            while (true) {
+                if (bits != 0) {
+                    int i = (word << 6) + Long.numberOfTrailingZeros(bits);
+                    return i < to ? i : -1;
+                }
+                if (++word << 6 >= to) {
+                    return -1;
+                }
+                bits = occupied[word];
+            }
+        }
+    }
+
+    /** A bucket: the tasks of one level whose due ticks fall in one span, starting at dueTick. */
+    private static final class Bucket extends TaskList {
+        final Level level;
+        final int index;
+        long dueTick;
+
+        Bucket(Level level, int index) {
+            this.level = level;
+            this.index = index;
+        }
+    }
+}
