@@ -78,23 +78,25 @@ final class WatchList {
 
     /** Unlinks every tombstone (copy-on-write); returns how many. */
     synchronized int removeTombstones() {
+        Watch[] kept = null;
         int live = 0;
         for (int i = 0; i < size; i++) {
-            if (watches[i].op != null) {
+            Watch watch = watches[i];
+            if (watch.op != null) { // read once: it may turn null under us, never back
+                if (kept != null) {
+                    kept[live] = watch;
+                }
                 live++;
+            } else if (kept == null) {
+                kept = new Watch[size - 1];
+                System.arraycopy(watches, 0, kept, 0, live);
             }
         }
-        int removed = size - live;
-        if (removed == 0) {
+        if (kept == null) {
             return 0;
         }
-        Watch[] kept = live == 0 ? NONE : new Watch[live];
-        for (int i = 0, j = 0; i < size; i++) {
-            if (watches[i].op != null) {
-                kept[j++] = watches[i];
-            }
-        }
-        watches = kept;
+        int removed = size - live;
+        watches = live == 0 ? NONE : kept;
         size = live;
         counts.unlinked(removed);
         return removed;
