@@ -113,6 +113,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         for (Object key : watchKeys) {
             Objects.requireNonNull(key, "watch key");
         }
+        boolean offeredAfterClose;
         operation.lock();
         try {
             if (operation.purgatory != null) {
@@ -123,19 +124,22 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
                 return false;
             }
             operation.purgatory = this;
-            if (closed) {
-                operation.expire(false);
-                return false;
-            }
-            if (operation.tryComplete()) {
-                return true;
-            }
-            watch(operation, watchKeys.isEmpty() ? List.of(NO_KEY) : watchKeys);
-            if (operation.tryComplete()) {
-                return true;
+            offeredAfterClose = closed;
+            if (!offeredAfterClose) {
+                if (operation.tryComplete()) {
+                    return true;
+                }
+                watch(operation, watchKeys.isEmpty() ? List.of(NO_KEY) : watchKeys);
+                if (operation.tryComplete()) {
+                    return true;
+                }
             }
         } finally {
             operation.unlock();
+        }
+        if (offeredAfterClose) {
+            operation.expire(false); // outside the lock: onExpiration runs without it
+            return false;
         }
         if (operation.retryIfPending()) {
             return true;
