@@ -50,8 +50,8 @@ public final class MockTimer implements Timer, TaskHost {
 
     /**
      * Moves time forward by {@code ms} and runs, on this thread, every task whose deadline is
-     * reached, in deadline order. An exception thrown by a task propagates to the caller; the tasks
-     * after it stay due and run on the next call.
+     * reached, in deadline order. An exception thrown by a task propagates to the caller with the
+     * clock at the target time; the tasks due after it stay due and run on the next call.
      *
      * @throws IllegalArgumentException if ms is negative
      */
@@ -81,7 +81,14 @@ public final class MockTimer implements Timer, TaskHost {
                     continue; // cancelled; its canceller finds it unlinked
                 }
             }
-            task.run();
+            try {
+                task.run();
+            } catch (RuntimeException | Error e) {
+                synchronized (this) {
+                    now = Math.max(now, target); // time has moved; the tasks still due run next call
+                }
+                throw e;
+            }
         }
     }
 
