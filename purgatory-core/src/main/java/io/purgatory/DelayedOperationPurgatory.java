@@ -189,7 +189,8 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     /**
      * Removes the operations watching key and returns them, without completing them: their expiry
      * is cancelled and they leave every other key's list too, so the purgatory no longer holds them.
-     * The caller decides what becomes of them (typically {@code forceComplete} with an error).
+     * The caller decides what becomes of them (typically {@code forceComplete} with an error); they
+     * cannot be offered again. An operation whose expiry was already running may still expire.
      */
     public List<T> cancelForKey(Object key) {
         WatchList list = watchLists.remove(Objects.requireNonNull(key, "key"));
@@ -207,8 +208,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             try {
                 if (!op.isCompleted() && op.purgatory == this && op.watching) {
                     release(op);
-                    op.purgatory = null;
-                    op.cancel();
+                    op.cancel(); // for good: the operation cannot be offered again, it would never expire
                     @SuppressWarnings("unchecked")
                     T t = (T) op;
                     cancelled.add(t);
