@@ -98,6 +98,9 @@ public final class SystemTimer implements Timer, TaskHost {
 
     @Override
     public int size() {
+        if (closed.get()) {
+            return 0; // what was pending will never run
+        }
         return (int) Math.max(0, Math.min(Integer.MAX_VALUE, size.sum()));
     }
 
@@ -180,7 +183,7 @@ public final class SystemTimer implements Timer, TaskHost {
     }
 
     private void takeAdds() {
-        // the stack is last-in first-out: reverse it so tasks due on the same tick run in add order
+        // the stack is last-in first-out: reverse it so that tasks sharing a bucket run in add order
         TimerTask reversed = null;
         TimerTask task = added.getAndSet(null);
         while (task != null) {

@@ -13,7 +13,7 @@ public interface Timer extends AutoCloseable {
      */
     void add(TimerTask task);
 
-    /** Tasks added and neither run nor cancelled yet. */
+    /** Tasks added and neither run nor cancelled yet; 0 once the timer is closed. */
     int size();
 
     /**
