@@ -150,7 +150,8 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             return false;
         }
         if (!operation.isCompleted()) {
-            operation.deadlineMs = saturatedAdd(timer.nowMs(), operation.delayMs());
+            long now = timer.nowMs();
+            operation.deadlineMs = now + Math.min(operation.delayMs(), Long.MAX_VALUE - now);
             timer.add(operation); // a no-op if it completed meanwhile: completion cancels the task
         }
         return false;
@@ -406,11 +407,6 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     private static int saturatedInt(long value) {
         return (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, value));
-    }
-
-    private static long saturatedAdd(long a, long b) {
-        long sum = a + b;
-        return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
     }
 
     /**
