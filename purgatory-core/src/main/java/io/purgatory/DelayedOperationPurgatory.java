@@ -105,7 +105,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      * waits for its expiry (or {@code forceComplete}).
      *
      * @return true if the operation completed during this call
-     * @throws IllegalStateException if the operation was offered before
+     * @throws IllegalStateException if the operation was offered before (to any purgatory)
      * @throws NullPointerException if the operation, the collection or a key is null
      */
     public boolean tryCompleteElseWatch(T operation, Collection<?> watchKeys) {
@@ -158,7 +158,9 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     }
 
     /**
-     * Retries the operations watching key, each under its own lock taken with {@code tryLock}.
+     * Retries the operations watching key, each under its own lock taken with {@code tryLock}. An
+     * exception thrown by an operation's {@code tryComplete} propagates to the caller; the operations
+     * after it in the list are retried on the next call for the key.
      *
      * @return how many operations this call completed
      */
