@@ -1,0 +1,190 @@
+package io.purgatory.demo.broker;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * The {@code demo-broker} command: parses options, starts a {@link DemoBroker}, and closes it on
+ * SIGTERM or Ctrl-C (answering parked requests first).
+ */
+@Command(name = "demo-broker", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+        version = "demo-broker 0.1.0",
+        description = {
+            "A small broker that speaks the Kafka wire protocol (ApiVersions, Metadata, InitProducerId, Produce), so a Kafka"
+                + " producer or demo-client can send to it. Records are counted, not stored.",
+            "Each partition has a leader (this broker, replica 0) and simulated followers. A produce with acks=-1 waits in"
+                + " a DelayedOperationPurgatory until every in-sync replica has its records, or answers REQUEST_TIMED_OUT"
+                + " when the request's timeout passes first. acks=1 is answered after the leader append; acks=0 gets no"
+                + " response.",
+            ""},
+        footer = {"",
+            "Examples:",
+            "  demo-broker --port 0 --port-file broker.port",
+            "  demo-broker --stall-replica 2                            # acks=-1 produces time out",
+            "  demo-broker --stall-replica 2 --stall-ms 2500 --healthy-ms 4000   # acks and timeouts, alternating",
+            "  demo-broker --stall-replica 2 --replica-lag-time-max-ms 1000     # ISR shrinks: parked produces complete",
+            "",
+            "Stop it with Ctrl-C or SIGTERM: parked requests are answered before connections close."})
+public final class BrokerMain implements Callable<Integer> {
+
+    @Option(names = "--port", paramLabel = "PORT", defaultValue = "" + BrokerConfig.DEFAULT_PORT,
+            description = "TCP port to listen on; 0 picks a free port (logged, and written to --port-file). Default: ${DEFAULT-VALUE}.")
+    int port;
+
+    @Option(names = "--port-file", paramLabel = "FILE",
+            description = "Write the port to FILE once the broker listens (for scripts that start it with --port 0).")
+    Path portFile;
+
+    @Option(names = "--topic", paramLabel = "NAME:PARTITIONS", converter = TopicSpec.Converter.class,
+            description = "A topic to serve, with its partition count; repeatable. Default: "
+                    + BrokerConfig.DEFAULT_TOPIC + ":" + BrokerConfig.DEFAULT_PARTITIONS + ".")
+    List<TopicSpec> topics = new ArrayList<>();
+
+    @Option(names = "--replicas", paramLabel = "N", defaultValue = "2",
+            description = "Simulated follower replicas per partition, ids 1..N (the leader is replica 0). Default: ${DEFAULT-VALUE}.")
+    int followers;
+
+    @Option(names = "--replica-lag-ms", paramLabel = "MS", defaultValue = "5",
+            description = "Mean delay before a follower fetches an append. Default: ${DEFAULT-VALUE}.")
+    long replicaLagMs;
+
+    @Option(names = "--replica-lag-jitter-ms", paramLabel = "MS", defaultValue = "2",
+            description = "Each fetch lag is uniform in [mean - jitter, mean + jitter]. Default: ${DEFAULT-VALUE}.")
+    long replicaLagJitterMs;
+
+    @Option(names = "--stall-replica", paramLabel = "ID",
+            description = "Follower that stalls (fetches nothing), on every partition; repeatable.")
+    List<Integer> stalledReplicas = new ArrayList<>();
+
+    @Option(names = "--stall-ms", paramLabel = "MS", defaultValue = "0",
+            description = "How long each stall lasts; 0 = the stalled replicas never resume. Default: ${DEFAULT-VALUE}.")
+    long stallMs;
+
+    @Option(names = "--healthy-ms", paramLabel = "MS", defaultValue = "3000",
+            description = "With --stall-ms: fetching time before the first stall and between stalls. Default: ${DEFAULT-VALUE}.")
+    long healthyMs;
+
+    @Option(names = "--replica-lag-time-max-ms", paramLabel = "MS", defaultValue = "30000",
+            description = "A follower not caught up for this long leaves the ISR (Kafka's replica.lag.time.max.ms)."
+                    + " Default: ${DEFAULT-VALUE}.")
+    long replicaLagTimeMaxMs;
+
+    @Option(names = "--min-insync-replicas", paramLabel = "N", defaultValue = "2",
+            description = "acks=-1 needs this many in-sync replicas, leader included (min.insync.replicas);"
+                    + " below it, produces get NOT_ENOUGH_REPLICAS. Default: ${DEFAULT-VALUE}.")
+    int minInsyncReplicas;
+
+    @Option(names = "--max-frame-bytes", paramLabel = "BYTES", defaultValue = "16777216",
+            description = "Largest request accepted; a bigger or negative length prefix closes that connection."
+                    + " Default: ${DEFAULT-VALUE}.")
+    int maxFrameBytes;
+
+    @Option(names = "--console",
+            description = "Read commands from standard input: 'stall ID', 'resume ID', 'isr', 'quit'.")
+    boolean console;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new BrokerMain()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        final BrokerConfig config = config();
+        final DemoBroker broker;
+        try {
+            broker = DemoBroker.start(config);
+        } catch (Exception e) {
+            System.err.println("demo-broker: cannot listen on port " + config.port() + ": " + e.getMessage());
+            return 1;
+        }
+        final CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            broker.close();
+            stopped.countDown();
+        }, "demo-broker-shutdown"));
+        if (portFile != null) {
+            Files.writeString(portFile, broker.port() + System.lineSeparator());
+        }
+        if (console) {
+            readConsole(broker);
+            broker.close();
+            return 0;
+        }
+        stopped.await();
+        return 0;
+    }
+
+    private BrokerConfig config() {
+        final BrokerConfig.Builder builder = BrokerConfig.builder()
+                .port(port)
+                .followers(followers)
+                .replicaLag(replicaLagMs, replicaLagJitterMs)
+                .stallCycle(stallMs, healthyMs)
+                .replicaLagTimeMaxMs(replicaLagTimeMaxMs)
+                .minInsyncReplicas(minInsyncReplicas)
+                .maxFrameBytes(maxFrameBytes);
+        topics.forEach(topic -> builder.topic(topic.name(), topic.partitions()));
+        stalledReplicas.forEach(builder::stallReplica);
+        try {
+            return builder.build();
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
+        }
+    }
+
+    private static void readConsole(DemoBroker broker) throws IOException {
+        final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        for (String line = in.readLine(); line != null; line = in.readLine()) {
+            final String[] words = line.trim().split("\\s+");
+            try {
+                switch (words[0]) {
+                    case "stall" -> broker.stallReplica(Integer.parseInt(words[1]));
+                    case "resume" -> broker.resumeReplica(Integer.parseInt(words[1]));
+                    case "isr" -> broker.config().topics().forEach((topic, partitions) -> {
+                        for (int p = 0; p < partitions; p++) {
+                            System.out.println(topic + "-" + p + " ISR " + broker.isr(topic, p)
+                                    + " log end offset " + broker.logEndOffset(topic, p));
+                        }
+                    });
+                    case "quit" -> {
+                        return;
+                    }
+                    case "" -> { }
+                    default -> System.out.println("commands: stall ID | resume ID | isr | quit");
+                }
+            } catch (RuntimeException e) {
+                System.out.println("error: " + e.getMessage() + " (commands: stall ID | resume ID | isr | quit)");
+            }
+        }
+    }
+
+    /** A {@code --topic NAME:PARTITIONS} value. */
+    record TopicSpec(String name, int partitions) {
+        /** Parses {@code NAME:PARTITIONS}, or {@code NAME} alone for one partition. */
+        static final class Converter implements CommandLine.ITypeConverter<TopicSpec> {
+            @Override
+            public TopicSpec convert(String value) {
+                final int colon = value.lastIndexOf(':');
+                if (colon < 0) {
+                    return new TopicSpec(value, 1);
+                }
+                try {
+                    return new TopicSpec(value.substring(0, colon), Integer.parseInt(value.substring(colon + 1)));
+                } catch (NumberFormatException e) {
+                    throw new CommandLine.TypeConversionException("expected NAME:PARTITIONS, e.g. demo:3, but was '" + value + "'");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,63 @@
+package io.purgatory.demo.broker;
+
+import io.purgatory.DelayedOperation;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * An {@code acks=-1} produce waiting until every ISR replica of each of its partitions has its
+ * records. It watches each waiting partition's {@link org.apache.kafka.common.TopicPartition}; a
+ * follower fetch or an ISR change calls {@code checkAndComplete} for that partition.
+ *
+ * <p>As in Kafka, a waiting partition's result is preset to {@link Errors#REQUEST_TIMED_OUT} and
+ * replaced once its replicas reach the offset ({@link Errors#NONE}, or
+ * {@link Errors#NOT_ENOUGH_REPLICAS_AFTER_APPEND} when the ISR shrank below the minimum). When the
+ * timeout passes first, the preset results are what the client gets.
+ *
+ * <p>Thread-safe through the purgatory's contract: the results are read and written only in
+ * {@link #tryComplete} and {@link #onComplete}, which run under this operation's lock. The
+ * responder runs exactly once, on whichever thread completed the operation.
+ */
+final class DelayedProduce extends DelayedOperation {
+    private final List<ProduceResult> results;
+    private final Consumer<List<ProduceResult>> responder;
+
+    /**
+     * @param results one per partition of the request, in request order; those with a
+     *     {@link ProduceResult#waitsFor() partition to wait for} are preset to time out
+     */
+    DelayedProduce(long timeoutMs, List<ProduceResult> results, Consumer<List<ProduceResult>> responder) {
+        super(timeoutMs);
+        this.results = new ArrayList<>(results);
+        this.responder = responder;
+    }
+
+    @Override
+    public boolean tryComplete() {
+        boolean allDone = true;
+        for (int i = 0; i < results.size(); i++) {
+            final ProduceResult result = results.get(i);
+            if (result.waitsFor() != null) {
+                final Errors status = result.waitsFor().replicationStatus(result.endOffset());
+                if (status == null) {
+                    allDone = false;
+                } else {
+                    results.set(i, result.settled(status));
+                }
+            }
+        }
+        return allDone && forceComplete();
+    }
+
+    @Override
+    public void onComplete() {
+        responder.accept(List.copyOf(results));
+    }
+
+    @Override
+    public void onExpiration() {
+        // the preset REQUEST_TIMED_OUT results went out in onComplete; the purgatory counts expiries
+    }
+}

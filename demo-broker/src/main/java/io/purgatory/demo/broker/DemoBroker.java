@@ -1,0 +1,174 @@
+package io.purgatory.demo.broker;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.codec.LengthFieldPrepender;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.purgatory.PurgatoryMetrics;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The demo broker: a Netty server that speaks the Kafka wire protocol for produce, in front of a
+ * {@link ReplicaManager} whose {@code acks=-1} produces wait in a
+ * {@link io.purgatory.DelayedOperationPurgatory} for simulated followers.
+ *
+ * <p>Frames are a 4-byte big-endian length and a request; a negative length or one above
+ * {@link BrokerConfig#maxFrameBytes()} closes that connection.
+ *
+ * <p>{@link #close()} loses no request: it stops accepting, answers every parked produce (the
+ * partitions still waiting get {@code REQUEST_TIMED_OUT}), waits until those responses are flushed,
+ * then closes the connections and stops the event loops.
+ *
+ * <p>Thread-safe: start it with {@link #start}; {@link #close()} is idempotent and may be called
+ * from any thread (a shutdown hook, say).
+ */
+public final class DemoBroker implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(DemoBroker.class);
+    private static final long CLOSE_TIMEOUT_MS = 10_000;
+
+    private final BrokerConfig config;
+    private final ReplicaManager replicaManager;
+    private final EventLoopGroup acceptors;
+    private final EventLoopGroup workers;
+    private final ChannelGroup connections;
+    private final Channel serverChannel;
+    private final Object closeLock = new Object();
+    private boolean closed; // guarded by closeLock
+
+    private DemoBroker(BrokerConfig config) throws InterruptedException {
+        this.config = config;
+        this.replicaManager = new ReplicaManager(config);
+        final KafkaApis apis = new KafkaApis(replicaManager);
+        this.acceptors = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("broker-accept", true), NioIoHandler.newFactory());
+        this.workers = new MultiThreadIoEventLoopGroup(0, new DefaultThreadFactory("broker-io", true), NioIoHandler.newFactory());
+        this.connections = new DefaultChannelGroup("connections", GlobalEventExecutor.INSTANCE);
+        try {
+            this.serverChannel = new ServerBootstrap()
+                    .group(acceptors, workers)
+                    .channel(NioServerSocketChannel.class)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childHandler(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel channel) {
+                            connections.add(channel);
+                            channel.pipeline()
+                                    .addLast("frames", new LengthFieldBasedFrameDecoder(config.maxFrameBytes(), 0, 4, 0, 4))
+                                    .addLast("length", new LengthFieldPrepender(4))
+                                    .addLast("requests", new KafkaRequestHandler(apis));
+                        }
+                    })
+                    .bind(config.port())
+                    .sync()
+                    .channel();
+        } catch (InterruptedException | RuntimeException e) {
+            shutDownEventLoops();
+            replicaManager.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Binds the port and starts serving.
+     *
+     * @throws io.netty.channel.ChannelException or another exception from bind, e.g. when the
+     *     port is taken
+     */
+    public static DemoBroker start(BrokerConfig config) throws InterruptedException {
+        final DemoBroker broker = new DemoBroker(config);
+        log.info("demo broker listening on port {}: topics {}, {} follower(s) per partition, replica lag {}±{} ms, min.insync.replicas {}",
+                broker.port(), config.topics(), config.followers(), config.replicaLagMs(), config.replicaLagJitterMs(),
+                config.minInsyncReplicas());
+        return broker;
+    }
+
+    /** The port the broker listens on (the one picked when the configured port was 0). */
+    public int port() {
+        return ((InetSocketAddress) serverChannel.localAddress()).getPort();
+    }
+
+    public BrokerConfig config() {
+        return config;
+    }
+
+    /** Stalls a follower replica (1..followers) on every partition until {@link #resumeReplica}. */
+    public void stallReplica(int replicaId) {
+        replicaManager.followers().stall(replicaId);
+    }
+
+    /** Lets a stalled follower fetch again; it catches up after one replication lag. */
+    public void resumeReplica(int replicaId) {
+        replicaManager.followers().resume(replicaId);
+    }
+
+    /** The ISR of a partition, leader (replica 0) first. */
+    public List<Integer> isr(String topic, int partition) {
+        return partition(topic, partition).isr();
+    }
+
+    /** The leader's log end offset of a partition: the number of records appended to it. */
+    public long logEndOffset(String topic, int partition) {
+        return partition(topic, partition).leaderEndOffset();
+    }
+
+    /** Completed, expired and parked counts of the produce purgatory. */
+    public PurgatoryMetrics producePurgatoryMetrics() {
+        return replicaManager.producePurgatoryMetrics();
+    }
+
+    /** Stops the broker after answering every parked request; see the class comment. */
+    @Override
+    public void close() {
+        synchronized (closeLock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        log.info("demo broker shutting down: answering {} parked produce request(s)", replicaManager.producePurgatoryMetrics().delayed());
+        serverChannel.close().awaitUninterruptibly();
+        replicaManager.close();
+        for (Channel connection : connections) {
+            final KafkaRequestHandler handler = connection.pipeline().get(KafkaRequestHandler.class);
+            if (handler != null) {
+                handler.responses().closeAfterFlush();
+            } else {
+                connection.close();
+            }
+        }
+        if (!connections.newCloseFuture().awaitUninterruptibly(CLOSE_TIMEOUT_MS)) {
+            log.warn("connections still open after {} ms; closing them", CLOSE_TIMEOUT_MS);
+            connections.close().awaitUninterruptibly();
+        }
+        shutDownEventLoops();
+        log.info("demo broker stopped");
+    }
+
+    private Partition partition(String topic, int partition) {
+        final ReplicaManager.Topic t = replicaManager.topic(topic);
+        final Partition p = t == null ? null : t.partition(partition);
+        if (p == null) {
+            throw new IllegalArgumentException("no partition " + topic + "-" + partition);
+        }
+        return p;
+    }
+
+    private void shutDownEventLoops() {
+        acceptors.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+        workers.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+    }
+}

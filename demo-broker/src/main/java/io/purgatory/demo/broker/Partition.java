@@ -1,0 +1,180 @@
+package io.purgatory.demo.broker;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * One partition as its leader (this broker, replica 0) sees it: the leader's log end offset, each
+ * simulated follower's log end offset, and the in-sync replica set (ISR).
+ *
+ * <p>Invariants: the leader is always in the ISR; a follower's log end offset never exceeds the
+ * leader's and never goes back; the high watermark is the smallest log end offset in the ISR.
+ * Followers are replicas {@code 1..followers}.
+ *
+ * <p>ISR membership follows Kafka: a follower stays in the ISR while it has been caught up with the
+ * leader within the last {@code replicaLagTimeMaxMs}; it leaves when it has not, and rejoins once
+ * its log end offset reaches the high watermark. "Caught up at time t" means it held everything the
+ * leader had at t.
+ *
+ * <p>Thread-safe: every field below the constants is guarded by {@code this}. Methods that change
+ * state report whether the caller must call {@code checkAndComplete} for this partition, and the
+ * caller does so after the method returns, holding no partition lock (so a
+ * {@link DelayedProduce} can take this lock inside its own).
+ */
+final class Partition {
+    static final int LEADER_ID = 0;
+
+    private final TopicPartition topicPartition;
+    private final int minInsyncReplicas;
+    private final long replicaLagTimeMaxMs;
+
+    private long leaderEndOffset;
+    private final long[] followerEndOffset;
+    private final long[] lastCaughtUpMs;
+    private final boolean[] inIsr;
+    private int isrSize;
+
+    Partition(TopicPartition topicPartition, int followers, int minInsyncReplicas, long replicaLagTimeMaxMs, long nowMs) {
+        this.topicPartition = topicPartition;
+        this.minInsyncReplicas = minInsyncReplicas;
+        this.replicaLagTimeMaxMs = replicaLagTimeMaxMs;
+        this.followerEndOffset = new long[followers];
+        this.lastCaughtUpMs = new long[followers];
+        this.inIsr = new boolean[followers];
+        Arrays.fill(lastCaughtUpMs, nowMs);
+        Arrays.fill(inIsr, true);
+        this.isrSize = followers + 1;
+    }
+
+    TopicPartition topicPartition() {
+        return topicPartition;
+    }
+
+    int followers() {
+        return followerEndOffset.length;
+    }
+
+    /**
+     * Appends {@code records} records on the leader.
+     *
+     * @return the base offset of the appended records; the new log end offset is base + records
+     */
+    synchronized long append(int records) {
+        final long base = leaderEndOffset;
+        leaderEndOffset += records;
+        return base;
+    }
+
+    synchronized long leaderEndOffset() {
+        return leaderEndOffset;
+    }
+
+    synchronized long followerEndOffset(int replicaId) {
+        return followerEndOffset[replicaId - 1];
+    }
+
+    /** Whether an acks=-1 produce is refused before append with {@code NOT_ENOUGH_REPLICAS}. */
+    synchronized boolean isrBelowMinimum() {
+        return isrSize < minInsyncReplicas;
+    }
+
+    /**
+     * Where a produce that needs every ISR replica to reach {@code requiredEndOffset} stands, as in
+     * Kafka's {@code Partition.checkEnoughReplicasReachOffset}.
+     *
+     * @return {@code null} while some ISR replica is behind; {@link Errors#NONE} once all are there;
+     *     {@link Errors#NOT_ENOUGH_REPLICAS_AFTER_APPEND} if they are but the ISR has shrunk below
+     *     {@code min.insync.replicas}
+     */
+    synchronized Errors replicationStatus(long requiredEndOffset) {
+        if (highWatermark() < requiredEndOffset) {
+            return null;
+        }
+        return isrSize < minInsyncReplicas ? Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND : Errors.NONE;
+    }
+
+    /**
+     * A follower fetched: it now holds every record up to {@code endOffset}, which the leader had
+     * at {@code leaderHadItAtMs}.
+     *
+     * @return what changed; anything but {@link FetchResult#NO_PROGRESS} may complete parked produces
+     */
+    synchronized FetchResult onFollowerFetch(int replicaId, long endOffset, long leaderHadItAtMs) {
+        final int i = replicaId - 1;
+        if (endOffset <= followerEndOffset[i]) {
+            return FetchResult.NO_PROGRESS;
+        }
+        followerEndOffset[i] = Math.min(endOffset, leaderEndOffset);
+        lastCaughtUpMs[i] = Math.max(lastCaughtUpMs[i], leaderHadItAtMs);
+        if (!inIsr[i] && followerEndOffset[i] >= highWatermark()) {
+            inIsr[i] = true;
+            isrSize++;
+            return FetchResult.REJOINED_ISR;
+        }
+        return FetchResult.ADVANCED;
+    }
+
+    /** What a follower fetch changed. */
+    enum FetchResult { NO_PROGRESS, ADVANCED, REJOINED_ISR }
+
+    /**
+     * Drops from the ISR every follower that has not been caught up for longer than
+     * {@code replicaLagTimeMaxMs}. A follower that is fetching ({@code fetching[i]} true for
+     * replica {@code i + 1}) and has the leader's log end offset is caught up now.
+     *
+     * @return whether the ISR shrank
+     */
+    synchronized boolean maybeShrinkIsr(long nowMs, boolean[] fetching) {
+        boolean shrank = false;
+        for (int i = 0; i < inIsr.length; i++) {
+            if (fetching[i] && followerEndOffset[i] == leaderEndOffset) {
+                lastCaughtUpMs[i] = nowMs;
+            }
+            if (inIsr[i] && nowMs - lastCaughtUpMs[i] > replicaLagTimeMaxMs) {
+                inIsr[i] = false;
+                isrSize--;
+                shrank = true;
+            }
+        }
+        return shrank;
+    }
+
+    /** The ISR's replica ids, leader first. */
+    synchronized List<Integer> isr() {
+        final List<Integer> isr = new ArrayList<>(isrSize);
+        isr.add(LEADER_ID);
+        for (int i = 0; i < inIsr.length; i++) {
+            if (inIsr[i]) {
+                isr.add(i + 1);
+            }
+        }
+        return isr;
+    }
+
+    /** All replica ids, leader first. */
+    List<Integer> replicas() {
+        final List<Integer> replicas = new ArrayList<>(followers() + 1);
+        for (int id = 0; id <= followers(); id++) {
+            replicas.add(id);
+        }
+        return replicas;
+    }
+
+    private long highWatermark() {
+        long hw = leaderEndOffset;
+        for (int i = 0; i < inIsr.length; i++) {
+            if (inIsr[i]) {
+                hw = Math.min(hw, followerEndOffset[i]);
+            }
+        }
+        return hw;
+    }
+
+    @Override
+    public String toString() {
+        return topicPartition.toString();
+    }
+}

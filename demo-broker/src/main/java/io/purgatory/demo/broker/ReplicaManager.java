@@ -1,0 +1,136 @@
+package io.purgatory.demo.broker;
+
+import io.purgatory.DelayedOperationPurgatory;
+import io.purgatory.PurgatoryMetrics;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * The broker's partitions and the produce path: appends on the leader, answers {@code acks=0/1}
+ * at once and parks {@code acks=-1} produces as {@link DelayedProduce}s in the {@code produce}
+ * purgatory, where follower progress completes them.
+ *
+ * <p>Thread-safe: the topic maps are built in the constructor and never change; partition state is
+ * guarded by each {@link Partition}; the purgatory and {@link SimulatedFollowers} are thread-safe.
+ */
+final class ReplicaManager implements AutoCloseable {
+    private final Map<String, Topic> topicsByName = new LinkedHashMap<>();
+    private final Map<Uuid, Topic> topicsById = new LinkedHashMap<>();
+    private final DelayedOperationPurgatory<DelayedProduce> producePurgatory;
+    private final SimulatedFollowers followers;
+
+    /** A topic: its name, its id (produce v13+ and metadata use it) and its partitions by index. */
+    record Topic(String name, Uuid id, List<Partition> partitions) {
+        Partition partition(int index) {
+            return index >= 0 && index < partitions.size() ? partitions.get(index) : null;
+        }
+    }
+
+    /** One partition of a produce request: where, how many records, or why it is refused already. */
+    record PartitionAppend(Partition partition, int records, Errors refused) {
+        static PartitionAppend of(Partition partition, int records) {
+            return new PartitionAppend(partition, records, null);
+        }
+
+        static PartitionAppend refused(Errors error) {
+            return new PartitionAppend(null, 0, error);
+        }
+    }
+
+    ReplicaManager(BrokerConfig config) {
+        final long nowMs = SimulatedFollowers.nowMs();
+        final List<Partition> all = new ArrayList<>();
+        config.topics().forEach((name, count) -> {
+            final List<Partition> partitions = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                partitions.add(new Partition(new TopicPartition(name, i), config.followers(), config.minInsyncReplicas(),
+                        config.replicaLagTimeMaxMs(), nowMs));
+            }
+            final Topic topic = new Topic(name, Uuid.randomUuid(), List.copyOf(partitions));
+            topicsByName.put(name, topic);
+            topicsById.put(topic.id(), topic);
+            all.addAll(partitions);
+        });
+        this.producePurgatory = new DelayedOperationPurgatory<>("produce");
+        this.followers = new SimulatedFollowers(config, all,
+                partition -> producePurgatory.checkAndComplete(partition.topicPartition()));
+    }
+
+    Topic topic(String name) {
+        return topicsByName.get(name);
+    }
+
+    Topic topic(Uuid id) {
+        return topicsById.get(id);
+    }
+
+    Collection<Topic> topics() {
+        return topicsByName.values();
+    }
+
+    SimulatedFollowers followers() {
+        return followers;
+    }
+
+    PurgatoryMetrics producePurgatoryMetrics() {
+        return producePurgatory.metrics();
+    }
+
+    /**
+     * Appends each partition's records on the leader and calls {@code responder} once with one
+     * result per partition, in order: at once for {@code acks} 0 and 1, and for {@code acks=-1}
+     * when every ISR replica has the records or {@code timeoutMs} passes, whichever is first.
+     * An {@code acks=-1} produce to a partition whose ISR is below the minimum is refused with
+     * {@link Errors#NOT_ENOUGH_REPLICAS} and appends nothing there.
+     */
+    void appendRecords(short acks, long timeoutMs, List<PartitionAppend> appends, Consumer<List<ProduceResult>> responder) {
+        final List<ProduceResult> results = new ArrayList<>(appends.size());
+        final List<TopicPartition> waitingOn = new ArrayList<>();
+        for (PartitionAppend append : appends) {
+            final ProduceResult result = append(acks, append);
+            if (result.waitsFor() != null) {
+                waitingOn.add(result.waitsFor().topicPartition());
+            }
+            results.add(result);
+        }
+        if (waitingOn.isEmpty()) {
+            responder.accept(results);
+        } else {
+            producePurgatory.tryCompleteElseWatch(new DelayedProduce(Math.max(0, timeoutMs), results, responder), waitingOn);
+        }
+    }
+
+    private ProduceResult append(short acks, PartitionAppend append) {
+        if (append.refused() != null) {
+            return ProduceResult.failed(append.refused());
+        }
+        if (acks != -1 && acks != 0 && acks != 1) {
+            return ProduceResult.failed(Errors.INVALID_REQUIRED_ACKS);
+        }
+        final Partition partition = append.partition();
+        if (acks == -1 && partition.isrBelowMinimum()) {
+            return ProduceResult.failed(Errors.NOT_ENOUGH_REPLICAS);
+        }
+        final long base = partition.append(append.records());
+        final long end = base + append.records();
+        followers.onAppend(partition, end);
+        return acks == -1 ? ProduceResult.awaitingReplication(partition, base, end) : ProduceResult.appended(base);
+    }
+
+    /**
+     * Stops the followers, then closes the purgatory, which answers every parked produce: the
+     * partitions still waiting get {@link Errors#REQUEST_TIMED_OUT}.
+     */
+    @Override
+    public void close() {
+        followers.close();
+        producePurgatory.close();
+    }
+}

@@ -1,0 +1,118 @@
+package io.purgatory.demo.broker;
+
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.concurrent.RejectedExecutionException;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.requests.RequestUtils;
+import org.apache.kafka.common.requests.ResponseHeader;
+
+/**
+ * Sends one connection's responses in the order its requests arrived, as the Kafka protocol
+ * requires, although a parked produce may be answered long after a later {@code acks=1} one.
+ * A request reserves a slot when it arrives; its response fills the slot from any thread; the
+ * filled slots at the head of the queue are written out.
+ *
+ * <p>Thread-safe by confinement: {@link #reserve} and every change to the queue run on the
+ * channel's event loop; {@link Slot#send} serialises on the calling thread and hands the bytes to
+ * the event loop.
+ */
+final class ResponseQueue {
+    private final Channel channel;
+    private final ArrayDeque<Slot> slots = new ArrayDeque<>(); // event loop only
+    private ChannelFuture lastWrite; // event loop only
+
+    ResponseQueue(Channel channel) {
+        this.channel = channel;
+    }
+
+    /** Reserves the next response slot; on the event loop. */
+    Slot reserve(RequestHeader header) {
+        final Slot slot = new Slot(header);
+        slots.add(slot);
+        return slot;
+    }
+
+    /**
+     * Closes the channel once every response written so far has been flushed; slots still empty
+     * are abandoned. On any thread.
+     */
+    void closeAfterFlush() {
+        onEventLoop(() -> {
+            if (lastWrite == null || lastWrite.isDone()) {
+                channel.close();
+            } else {
+                lastWrite.addListener(ChannelFutureListener.CLOSE);
+            }
+        });
+    }
+
+    private void drain() {
+        boolean wrote = false;
+        while (!slots.isEmpty() && slots.peek().done) {
+            final Slot head = slots.poll();
+            if (head.bytes != null) {
+                lastWrite = channel.write(Unpooled.wrappedBuffer(head.bytes));
+                wrote = true;
+            }
+        }
+        if (wrote) {
+            channel.flush();
+        }
+    }
+
+    private void onEventLoop(Runnable action) {
+        if (channel.eventLoop().inEventLoop()) {
+            action.run();
+            return;
+        }
+        try {
+            channel.eventLoop().execute(action);
+        } catch (RejectedExecutionException shutDown) {
+            // the event loop has stopped: the connection is gone and so is whoever waited
+        }
+    }
+
+    /** One request's place in the response order. */
+    final class Slot implements KafkaApis.Responder {
+        private final RequestHeader header;
+        private ByteBuffer bytes; // event loop only
+        private boolean done; // event loop only
+
+        private Slot(RequestHeader header) {
+            this.header = header;
+        }
+
+        @Override
+        public void send(AbstractResponse response) {
+            final ResponseHeader responseHeader = header.toResponseHeader();
+            final ByteBuffer serialized = RequestUtils.serialize(responseHeader.data(), responseHeader.headerVersion(),
+                    response.data(), header.apiVersion());
+            fill(serialized);
+        }
+
+        /** Sends {@code response} as version 0, whatever the request's version (ApiVersions fallback). */
+        void sendAsVersionZero(AbstractResponse response) {
+            final ResponseHeader responseHeader = new ResponseHeader(header.correlationId(), (short) 0);
+            fill(RequestUtils.serialize(responseHeader.data(), (short) 0, response.data(), (short) 0));
+        }
+
+        @Override
+        public void noResponse() {
+            fill(null);
+        }
+
+        private void fill(ByteBuffer serialized) {
+            onEventLoop(() -> {
+                bytes = serialized;
+                done = true;
+                drain();
+            });
+        }
+    }
+}
