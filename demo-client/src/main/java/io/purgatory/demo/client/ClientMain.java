@@ -1,0 +1,184 @@
+package io.purgatory.demo.client;
+
+import java.io.PrintWriter;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * The {@code demo-client} command: parses and checks the options, runs a {@link DemoClient} load,
+ * prints the summary and turns the result into an exit code. Output goes to the command line's
+ * {@link CommandLine#getOut() out} and {@link CommandLine#getErr() err} writers, so tests can capture
+ * it with {@link CommandLine#setOut} and {@link CommandLine#setErr}.
+ *
+ * <p>Not thread-safe: picocli fills the fields, then calls {@link #call()} once, on one thread.
+ */
+@Command(name = "demo-client", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+        version = "demo-client 0.1.0",
+        description = {
+            "Sends produce requests to a Kafka broker (made for demo-broker) over one",
+            "connection and shows, every second and at the end, what became of them.",
+            "Request i carries one record batch of one record, to partition i mod partitions.",
+            "",
+            "Outcomes:",
+            "  acked         the broker answered NONE; with acks=-1 every in-sync replica",
+            "                has the record",
+            "  timed out     REQUEST_TIMED_OUT: the request waited in the broker's purgatory",
+            "                for its replicas until --timeout-ms passed",
+            "  other errors  any other error code, by name (e.g. NOT_ENOUGH_REPLICAS),",
+            "                and the two below",
+            "  no response   nothing came back within --timeout-ms + --grace-ms",
+            "  disconnected  the connection was lost while the request was in flight",
+            "  sent          acks=0: written; the broker sends no response",
+            "",
+            "The summary gives latency percentiles per outcome and a histogram in log2",
+            "millisecond buckets, where fast acks and requests parked until their timeout",
+            "show up as two populations.",
+            ""},
+        footer = {"",
+            "Example: a follower stalls 2.5 s in every 6.5 s; acks and timeouts alternate",
+            "  java -jar demo-broker/target/demo-broker.jar --stall-replica 2 \\",
+            "      --stall-ms 2500 --healthy-ms 4000 &",
+            "  java -jar demo-client/target/demo-client.jar --requests 2000 --rate 200",
+            "More:",
+            "  demo-client --acks 1                    # the leader answers; no timeouts",
+            "  demo-client --rate 0 --concurrency 50   # as fast as 50 in flight allow",
+            "",
+            "Exit status:",
+            "  0  every request got the broker's answer (acked, timed out, an error code)",
+            "     or, with acks=0, was sent",
+            "  1  no connection, no such topic, or requests with no response, disconnected",
+            "     or not sent",
+            "  2  invalid options"},
+        exitCodeOnInvalidInput = 2)
+public final class ClientMain implements Callable<Integer> {
+    static final int MAX_RECORD_SIZE = 1024 * 1024;
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--bootstrap", paramLabel = "HOST:PORT", defaultValue = "localhost:9092", converter = EndpointConverter.class,
+            description = "The broker to connect to. Default: ${DEFAULT-VALUE}.")
+    Endpoint bootstrap;
+
+    @Option(names = "--topic", paramLabel = "NAME", defaultValue = ClientOptions.DEFAULT_TOPIC,
+            description = "Topic to produce to; it must exist. Default: ${DEFAULT-VALUE}.")
+    String topic;
+
+    @Option(names = "--requests", paramLabel = "N", defaultValue = "" + ClientOptions.DEFAULT_REQUESTS,
+            description = "Produce requests to send in total. Default: ${DEFAULT-VALUE}.")
+    int requests;
+
+    @Option(names = "--rate", paramLabel = "R", defaultValue = "200",
+            description = "Target requests per second; 0 = as fast as --concurrency allows. Default: ${DEFAULT-VALUE}.")
+    double rate;
+
+    @Option(names = "--concurrency", paramLabel = "C", defaultValue = "" + ClientOptions.DEFAULT_CONCURRENCY,
+            description = "Most requests in flight at once; at the limit, sending waits for outcomes. Default: ${DEFAULT-VALUE}.")
+    int concurrency;
+
+    @Option(names = "--acks", paramLabel = "ACKS", defaultValue = "-1", converter = AcksConverter.class,
+            description = "-1 (or all): wait for every in-sync replica; 1: the leader only; 0: no response. Default: ${DEFAULT-VALUE}.")
+    short acks;
+
+    @Option(names = "--timeout-ms", paramLabel = "MS", defaultValue = "" + ClientOptions.DEFAULT_TIMEOUT_MS,
+            description = "The produce request's timeoutMs: how long the broker waits for replicas before answering"
+                    + " REQUEST_TIMED_OUT. Default: ${DEFAULT-VALUE}.")
+    int timeoutMs;
+
+    @Option(names = "--record-size", paramLabel = "BYTES", defaultValue = "" + ClientOptions.DEFAULT_RECORD_SIZE,
+            description = "Value size of the one record in each request (0.." + MAX_RECORD_SIZE + "). Default: ${DEFAULT-VALUE}.")
+    int recordSize;
+
+    @Option(names = "--grace-ms", paramLabel = "MS", defaultValue = "" + ClientOptions.DEFAULT_GRACE_MS,
+            description = "How much longer than --timeout-ms to wait for a response before counting 'no response'; also the"
+                    + " limit for the ApiVersions and Metadata requests. Default: ${DEFAULT-VALUE}.")
+    int graceMs;
+
+    @Option(names = "--connect-timeout-ms", paramLabel = "MS", defaultValue = "" + ClientOptions.DEFAULT_CONNECT_TIMEOUT_MS,
+            description = "How long connecting may take. Default: ${DEFAULT-VALUE}.")
+    int connectTimeoutMs;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new ClientMain()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws InterruptedException {
+        final ClientOptions options = options();
+        final PrintWriter out = spec.commandLine().getOut();
+        final PrintWriter err = spec.commandLine().getErr();
+        final RunReport report;
+        try {
+            report = DemoClient.run(options, out);
+        } catch (ClientException e) {
+            err.println("demo-client: " + e.getMessage());
+            err.flush();
+            return 1;
+        }
+        if (report.disconnect() != null) {
+            err.println(String.format(Locale.ROOT, "demo-client: lost the connection to %s (%s) with %d request(s) in flight; %d not sent",
+                    options.bootstrap(), report.disconnect().reason(), report.disconnect().inFlight(), report.notSent()));
+            err.flush();
+        }
+        out.print(ReportRenderer.summary(report));
+        out.flush();
+        final long noResponse = report.count(Outcome.NO_RESPONSE);
+        if (noResponse > 0) {
+            err.println(String.format(Locale.ROOT, "demo-client: %d request(s) got no response within %d ms (--timeout-ms + --grace-ms)",
+                    noResponse, options.responseDeadlineMs()));
+            err.flush();
+        }
+        return report.complete() ? 0 : 1;
+    }
+
+    /** The options as a {@link ClientOptions}, or a {@link ParameterException} naming the bad one. */
+    ClientOptions options() {
+        require(!topic.isEmpty(), "--topic must not be empty");
+        require(requests >= 1, "--requests must be at least 1, but was " + requests);
+        require(Double.isFinite(rate) && rate >= 0, "--rate must be 0 (no limit) or a positive number of requests/s, but was " + rate);
+        require(concurrency >= 1, "--concurrency must be at least 1, but was " + concurrency);
+        require(timeoutMs >= 0, "--timeout-ms must be >= 0, but was " + timeoutMs);
+        require(recordSize >= 0 && recordSize <= MAX_RECORD_SIZE,
+                "--record-size must be 0.." + MAX_RECORD_SIZE + " bytes, but was " + recordSize);
+        require(graceMs >= 0, "--grace-ms must be >= 0, but was " + graceMs);
+        require(connectTimeoutMs >= 1, "--connect-timeout-ms must be at least 1, but was " + connectTimeoutMs);
+        return new ClientOptions(bootstrap, topic, requests, rate, concurrency, acks, timeoutMs, recordSize, graceMs, connectTimeoutMs);
+    }
+
+    private void require(boolean condition, String message) {
+        if (!condition) {
+            throw new ParameterException(spec.commandLine(), message);
+        }
+    }
+
+    /** {@code HOST:PORT}. */
+    static final class EndpointConverter implements CommandLine.ITypeConverter<Endpoint> {
+        @Override
+        public Endpoint convert(String value) {
+            try {
+                return Endpoint.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
+    /** {@code -1}, {@code all}, {@code 1} or {@code 0}. */
+    static final class AcksConverter implements CommandLine.ITypeConverter<Short> {
+        @Override
+        public Short convert(String value) {
+            return switch (value.trim().toLowerCase(Locale.ROOT)) {
+                case "-1", "all" -> (short) -1;
+                case "1" -> (short) 1;
+                case "0" -> (short) 0;
+                default -> throw new CommandLine.TypeConversionException("expected -1 (or all), 1 or 0, but was '" + value + "'");
+            };
+        }
+    }
+}

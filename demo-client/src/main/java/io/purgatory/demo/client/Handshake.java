@@ -1,0 +1,167 @@
+package io.purgatory.demo.client;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.message.ApiVersionsRequestData;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion;
+import org.apache.kafka.common.message.MetadataResponseData.MetadataResponsePartition;
+import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopic;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.ApiVersionsRequest;
+import org.apache.kafka.common.requests.ApiVersionsResponse;
+import org.apache.kafka.common.requests.MetadataRequest;
+import org.apache.kafka.common.requests.MetadataResponse;
+
+/**
+ * The set-up before the load, one request at a time: {@code ApiVersions} picks, for Metadata and
+ * Produce, the highest version both sides speak; {@code Metadata} finds the topic's id and
+ * partitions. Each request waits at most the given time for its response.
+ *
+ * <p>If the broker answers {@code ApiVersions} with {@code UNSUPPORTED_VERSION} (our version is newer
+ * than its), the request is sent once more in the newest version it lists, as Kafka clients do.
+ *
+ * <p>Stateless; the static methods are thread-safe and block the calling thread, which must not be
+ * the connection's event loop.
+ */
+final class Handshake {
+    static final String CLIENT_SOFTWARE_NAME = "purgatory-demo-client";
+    static final String CLIENT_SOFTWARE_VERSION = "0.1.0";
+    /** Metadata v4 is the first that can say "do not create the topic". */
+    static final short MIN_METADATA_VERSION = 4;
+    /** Produce v13 (KIP-516) addresses topics by id instead of name. */
+    static final short FIRST_PRODUCE_VERSION_BY_TOPIC_ID = 13;
+
+    /** What the set-up learnt: the versions to speak and the topic to produce to. */
+    record Result(short metadataVersion, short produceVersion, TopicMetadata topic) {
+        /** Whether produce requests name the topic by id (v13+) rather than by name. */
+        boolean produceByTopicId() {
+            return produceVersion >= FIRST_PRODUCE_VERSION_BY_TOPIC_ID;
+        }
+    }
+
+    /** A topic as Metadata describes it: its id (zero before Metadata v10) and partition indexes. */
+    record TopicMetadata(String name, Uuid id, List<Integer> partitions) {
+        TopicMetadata {
+            partitions = List.copyOf(partitions);
+        }
+    }
+
+    private Handshake() {
+    }
+
+    /**
+     * Runs ApiVersions then Metadata for {@code topic}.
+     *
+     * @throws ClientException with a one-line reason: no common version, no such topic, no answer,
+     *     or the connection closed
+     */
+    static Result perform(KafkaConnection connection, String topic, long timeoutMs) throws ClientException, InterruptedException {
+        final Endpoint broker = connection.endpoint();
+        final ApiVersionsResponseData versions = apiVersions(connection, timeoutMs);
+        final short metadataVersion = negotiate(versions, ApiKeys.METADATA, MIN_METADATA_VERSION, broker);
+        final short produceVersion = negotiate(versions, ApiKeys.PRODUCE, ApiKeys.PRODUCE.oldestVersion(), broker);
+        final TopicMetadata metadata = metadata(connection, topic, metadataVersion, timeoutMs);
+        if (produceVersion >= FIRST_PRODUCE_VERSION_BY_TOPIC_ID && Uuid.ZERO_UUID.equals(metadata.id())) {
+            throw new ClientException("Produce v" + produceVersion + " addresses topics by id, but Metadata v" + metadataVersion
+                    + " from " + broker + " gave topic '" + topic + "' no id");
+        }
+        return new Result(metadataVersion, produceVersion, metadata);
+    }
+
+    /**
+     * The highest version of {@code api} that both this client (from {@code ourOldest} up to
+     * kafka-clients' latest) and the broker speak.
+     */
+    static short negotiate(ApiVersionsResponseData brokerVersions, ApiKeys api, short ourOldest, Endpoint broker) throws ClientException {
+        final ApiVersion theirs = brokerVersions.apiKeys().find(api.id);
+        if (theirs == null) {
+            throw new ClientException(broker + " does not support " + api.name + " (its ApiVersions response does not list it)");
+        }
+        final short ourLatest = api.latestVersion();
+        final short version = (short) Math.min(ourLatest, theirs.maxVersion());
+        if (version < Math.max(ourOldest, theirs.minVersion())) {
+            throw new ClientException("no common " + api.name + " version with " + broker + ": it speaks v" + theirs.minVersion()
+                    + "-v" + theirs.maxVersion() + ", this client v" + ourOldest + "-v" + ourLatest);
+        }
+        return version;
+    }
+
+    private static ApiVersionsResponseData apiVersions(KafkaConnection connection, long timeoutMs) throws ClientException, InterruptedException {
+        final ApiVersionsRequestData data = new ApiVersionsRequestData()
+                .setClientSoftwareName(CLIENT_SOFTWARE_NAME)
+                .setClientSoftwareVersion(CLIENT_SOFTWARE_VERSION);
+        short version = ApiKeys.API_VERSIONS.latestVersion();
+        for (int attempt = 1; ; attempt++) {
+            final ApiVersionsRequest request = new ApiVersionsRequest.Builder(data, version, version).build(version);
+            final ApiVersionsResponseData response = ((ApiVersionsResponse) call(connection, request, timeoutMs)).data();
+            final Errors error = Errors.forCode(response.errorCode());
+            if (error == Errors.NONE) {
+                return response;
+            }
+            final ApiVersion theirs = response.apiKeys().find(ApiKeys.API_VERSIONS.id);
+            if (error == Errors.UNSUPPORTED_VERSION && attempt == 1 && theirs != null && theirs.maxVersion() < version) {
+                version = theirs.maxVersion();
+                continue;
+            }
+            throw new ClientException("ApiVersions v" + version + " to " + connection.endpoint() + " failed: " + error.name());
+        }
+    }
+
+    private static TopicMetadata metadata(KafkaConnection connection, String topic, short version, long timeoutMs)
+            throws ClientException, InterruptedException {
+        final Endpoint broker = connection.endpoint();
+        final MetadataRequest request;
+        try {
+            request = new MetadataRequest.Builder(List.of(topic), false).build(version);
+        } catch (UnsupportedVersionException e) {
+            throw new ClientException("cannot build Metadata v" + version + " for " + broker + ": " + e.getMessage(), e);
+        }
+        final MetadataResponse response = (MetadataResponse) call(connection, request, timeoutMs);
+        final MetadataResponseTopic described = response.data().topics().find(topic);
+        if (described == null) {
+            throw new ClientException("the Metadata response from " + broker + " does not mention topic '" + topic + "'");
+        }
+        final Errors error = Errors.forCode(described.errorCode());
+        if (error == Errors.UNKNOWN_TOPIC_OR_PARTITION) {
+            throw new ClientException("topic '" + topic + "' does not exist on " + broker + " (" + error.name() + ")");
+        }
+        if (error != Errors.NONE) {
+            throw new ClientException("Metadata for topic '" + topic + "' from " + broker + " failed: " + error.name());
+        }
+        if (described.partitions().isEmpty()) {
+            throw new ClientException("topic '" + topic + "' on " + broker + " has no partitions");
+        }
+        final List<Integer> partitions = described.partitions().stream()
+                .map(MetadataResponsePartition::partitionIndex)
+                .sorted()
+                .toList();
+        return new TopicMetadata(topic, described.topicId() != null ? described.topicId() : Uuid.ZERO_UUID, partitions);
+    }
+
+    private static AbstractResponse call(KafkaConnection connection, AbstractRequest request, long timeoutMs)
+            throws ClientException, InterruptedException {
+        final String what = request.apiKey().name;
+        final CompletableFuture<AbstractResponse> response = connection.send(request, true);
+        try {
+            return response.get(timeoutMs, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new ClientException("no " + what + " response from " + connection.endpoint() + " within " + timeoutMs + " ms");
+        } catch (ExecutionException e) {
+            final Throwable cause = e.getCause();
+            if (cause instanceof KafkaConnection.ClosedException) {
+                throw new ClientException("lost the connection to " + connection.endpoint() + " during " + what + " (" + cause.getMessage() + ")",
+                        cause);
+            }
+            throw new ClientException(what + " to " + connection.endpoint() + " failed: " + cause, cause);
+        }
+    }
+}

@@ -1,0 +1,57 @@
+package io.purgatory.demo.client;
+
+import java.util.Arrays;
+import java.util.List;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceRequestData.PartitionProduceData;
+import org.apache.kafka.common.message.ProduceRequestData.TopicProduceData;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.apache.kafka.common.requests.ProduceRequest;
+
+/**
+ * Builds the load's produce requests: request {@code i} carries one record batch with one record
+ * (no key, a {@code recordSize}-byte value) for partition {@code i mod partitions}, with the run's
+ * acks and timeout, in the negotiated Produce version; from v13 the topic is named by its id.
+ *
+ * <p>Thread-safe: immutable (the shared value bytes are never written after construction).
+ */
+final class ProduceRequests {
+    private final String topic;
+    private final Handshake.Result setup;
+    private final List<Integer> partitions;
+    private final short acks;
+    private final int timeoutMs;
+    private final byte[] value;
+
+    ProduceRequests(Handshake.Result setup, ClientOptions options) {
+        this.setup = setup;
+        this.topic = setup.topic().name();
+        this.partitions = setup.topic().partitions();
+        this.acks = options.acks();
+        this.timeoutMs = options.timeoutMs();
+        this.value = new byte[options.recordSize()];
+        Arrays.fill(value, (byte) 'p');
+    }
+
+    /** The partition request {@code index} goes to. */
+    int partitionOf(int index) {
+        return partitions.get(Math.floorMod(index, partitions.size()));
+    }
+
+    ProduceRequest build(int index) {
+        final MemoryRecords records = MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(System.currentTimeMillis(), null, value));
+        final TopicProduceData topicData = new TopicProduceData()
+                .setPartitionData(List.of(new PartitionProduceData().setIndex(partitionOf(index)).setRecords(records)));
+        if (setup.produceByTopicId()) {
+            topicData.setTopicId(setup.topic().id());
+        } else {
+            topicData.setName(topic);
+        }
+        final ProduceRequestData data = new ProduceRequestData().setAcks(acks).setTimeoutMs(timeoutMs);
+        data.topicData().add(topicData);
+        final short version = setup.produceVersion();
+        return new ProduceRequest.Builder(version, version, data).build(version);
+    }
+}
