@@ -1,0 +1,133 @@
+package io.purgatory.demo.client;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.purgatory.demo.broker.BrokerConfig;
+import io.purgatory.demo.broker.DemoBroker;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The command end to end against an in-process demo broker: what a user sees, and the exit code. */
+class ClientMainTest {
+    private DemoBroker broker;
+
+    @AfterEach
+    void stopBroker() {
+        if (broker != null) {
+            broker.close();
+        }
+    }
+
+    private String bootstrap() {
+        return "localhost:" + broker.port();
+    }
+
+    @Test
+    void healthyBrokerAcksEveryRequestAndSpreadsThemOverThePartitions() throws Exception {
+        broker = DemoBroker.start(BrokerConfig.builder().port(0).topic("demo", 3).build());
+
+        final Execution run = Execution.of("--bootstrap", bootstrap(), "--requests", "30", "--rate", "0", "--timeout-ms", "5000");
+
+        assertEquals(0, run.exitCode(), run::toString);
+        assertEquals("", run.err(), run::toString);
+        assertTrue(run.out().startsWith("demo-client: 30 produce requests to 'demo' (3 partitions) on " + bootstrap()
+                + ": acks=-1, timeout 5000 ms, as fast as possible, at most 500 in flight, 100-byte records"), run::toString);
+        assertTrue(run.out().contains("Summary: 30 of 30 requests sent"), run::toString);
+        assertEquals("30", run.summaryRow("acked").get(1), run::toString);
+        assertEquals(1, run.outLines().stream().filter(line -> line.startsWith("  acked") || line.startsWith("  timed out")).count(),
+                "only acks: " + run);
+        for (int partition = 0; partition < 3; partition++) {
+            assertEquals(10, broker.logEndOffset("demo", partition), "request i goes to partition i mod 3");
+        }
+    }
+
+    @Test
+    void stalledReplicaTimesOutAcksAllButNotAcksOne() throws Exception {
+        broker = DemoBroker.start(BrokerConfig.builder().port(0).followers(2).stallReplica(2).build());
+
+        final Execution all = Execution.of("--bootstrap", bootstrap(), "--requests", "10", "--rate", "0", "--timeout-ms", "200",
+                "--acks", "all");
+        final Execution one = Execution.of("--bootstrap", bootstrap(), "--requests", "10", "--rate", "0", "--timeout-ms", "200",
+                "--acks", "1");
+
+        assertEquals(0, all.exitCode(), "timeouts are an expected outcome: " + all);
+        assertEquals("10", all.summaryRow("timed out").get(1), all::toString);
+        assertTrue(all.out().contains("x timed out"), "the histogram draws the timeouts: " + all);
+        assertEquals(0, one.exitCode(), one::toString);
+        assertEquals("10", one.summaryRow("acked").get(1), one::toString);
+    }
+
+    @Test
+    void noBrokerIsOneLineOnStderrAndExitOne() throws IOException {
+        final int port;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+
+        final Execution run = Execution.of("--bootstrap", "localhost:" + port, "--requests", "5");
+
+        assertEquals(1, run.exitCode(), run::toString);
+        assertEquals(List.of("demo-client: cannot connect to localhost:" + port + ": Connection refused"), run.errLines(), run::toString);
+        assertEquals("", run.out(), run::toString);
+    }
+
+    @Test
+    void unknownTopicIsOneLineOnStderrAndExitOne() throws Exception {
+        broker = DemoBroker.start(BrokerConfig.builder().port(0).build());
+
+        final Execution run = Execution.of("--bootstrap", bootstrap(), "--topic", "nope", "--requests", "5");
+
+        assertEquals(1, run.exitCode(), run::toString);
+        assertEquals(List.of("demo-client: topic 'nope' does not exist on " + bootstrap() + " (UNKNOWN_TOPIC_OR_PARTITION)"), run.errLines(),
+                run::toString);
+        assertEquals("", run.out(), run::toString);
+    }
+
+    @Test
+    void brokerShuttingDownMidRunIsReportedWithTheSummarySoFar() throws Exception {
+        broker = DemoBroker.start(BrokerConfig.builder().port(0).stallReplica(2).build());
+        final CompletableFuture<Execution> running = CompletableFuture.supplyAsync(() -> Execution.of(
+                "--bootstrap", bootstrap(), "--requests", "100000", "--rate", "100", "--timeout-ms", "60000"));
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> broker.producePurgatoryMetrics().delayed() >= 3);
+        broker.close(); // answers the parked produces (REQUEST_TIMED_OUT), then closes the connection
+        await().atMost(Duration.ofSeconds(20)).until(running::isDone);
+
+        final Execution run = running.get();
+        assertEquals(1, run.exitCode(), run::toString);
+        assertEquals(1, run.errLines().size(), run::toString);
+        assertTrue(run.errLines().get(0).matches("demo-client: lost the connection to " + bootstrap()
+                + " \\(closed by the broker\\) with \\d+ request\\(s\\) in flight; \\d+ not sent"), run::toString);
+        assertTrue(Long.parseLong(run.summaryRow("timed out").get(1)) >= 3, "the parked requests were answered: " + run);
+        assertTrue(Long.parseLong(run.summaryRow("not sent").get(1)) > 0, run::toString);
+    }
+
+    @Test
+    void invalidOptionsAreRefusedWithTheReason() {
+        final Execution acks = Execution.of("--acks", "2");
+        final Execution requests = Execution.of("--requests", "0");
+
+        assertEquals(2, acks.exitCode(), acks::toString);
+        assertEquals("Invalid value for option '--acks': expected -1 (or all), 1 or 0, but was '2'", acks.errLines().get(0));
+        assertEquals(2, requests.exitCode(), requests::toString);
+        assertEquals("--requests must be at least 1, but was 0", requests.errLines().get(0));
+    }
+
+    @Test
+    void helpDescribesTheOutcomes() {
+        final Execution help = Execution.of("--help");
+
+        assertEquals(0, help.exitCode());
+        for (String outcome : List.of("acked", "timed out", "other errors", "no response", "disconnected", "sent")) {
+            assertTrue(help.out().contains("\n  " + outcome + " "), "help explains '" + outcome + "': " + help);
+        }
+        assertTrue(help.out().contains("Example:"), help::toString);
+    }
+}
