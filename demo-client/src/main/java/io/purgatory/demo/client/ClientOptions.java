@@ -43,19 +43,11 @@ record ClientOptions(
                 DEFAULT_TIMEOUT_MS, DEFAULT_RECORD_SIZE, DEFAULT_GRACE_MS, DEFAULT_CONNECT_TIMEOUT_MS);
     }
 
-    ClientOptions withTopic(String topic) {
-        return new ClientOptions(bootstrap, topic, requests, rate, concurrency, acks, timeoutMs, recordSize, graceMs, connectTimeoutMs);
-    }
-
     ClientOptions withLoad(int requests, double rate, int concurrency) {
         return new ClientOptions(bootstrap, topic, requests, rate, concurrency, acks, timeoutMs, recordSize, graceMs, connectTimeoutMs);
     }
 
     ClientOptions withAcks(short acks, int timeoutMs) {
-        return new ClientOptions(bootstrap, topic, requests, rate, concurrency, acks, timeoutMs, recordSize, graceMs, connectTimeoutMs);
-    }
-
-    ClientOptions withGraceMs(int graceMs) {
         return new ClientOptions(bootstrap, topic, requests, rate, concurrency, acks, timeoutMs, recordSize, graceMs, connectTimeoutMs);
     }
 

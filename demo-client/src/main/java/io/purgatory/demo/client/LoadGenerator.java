@@ -8,6 +8,7 @@ import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceRespo
 import org.apache.kafka.common.message.ProduceResponseData.TopicProduceResponse;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.ProduceResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,6 +53,7 @@ final class LoadGenerator {
     // event loop only
     private final RunStats stats = new RunStats();
     private long startNanos;
+    private long lastSendNanos;
     private long nextDueNanos;
     private int issued;
     private ScheduledFuture<?> pacerTimer;
@@ -108,12 +110,13 @@ final class LoadGenerator {
     private void sendNext() {
         final InFlight request = new InFlight();
         final boolean expectResponse = options.expectsResponses();
-        final var produce = requests.build(issued++);
+        final ProduceRequest produce = requests.build(issued++);
         stats.onSent();
         if (expectResponse) {
             request.deadline = loop.schedule(() -> settle(request, Outcome.NO_RESPONSE), options.responseDeadlineMs(), TimeUnit.MILLISECONDS);
         }
         request.sentAtNanos = System.nanoTime();
+        lastSendNanos = request.sentAtNanos;
         connection.send(produce, expectResponse).whenComplete((response, failure) -> onResult(request, response, failure));
     }
 
@@ -196,8 +199,8 @@ final class LoadGenerator {
             pacerTimer.cancel(false);
             pacerTimer = null;
         }
-        done.complete(new RunReport(options, setup, System.nanoTime() - startNanos, stats.sent(), options.requests() - issued,
-                stats.summaries(), disconnect));
+        done.complete(new RunReport(options, setup, System.nanoTime() - startNanos, Math.max(0, lastSendNanos - startNanos), stats.sent(),
+                options.requests() - issued, stats.summaries(), disconnect));
     }
 
     /** One request between its send and its outcome; event loop only. */

@@ -45,21 +45,25 @@ final class ReportRenderer {
     /** The final summary: totals, a percentile table per outcome, and the text histogram. */
     static String summary(RunReport report) {
         final StringBuilder out = new StringBuilder();
-        final double seconds = report.elapsedNanos() / 1e9;
-        out.append(String.format(Locale.ROOT, "%nSummary: %d of %d requests sent in %.2f s (%.1f requests/s); acks=%d, timeout %d ms%n",
-                report.sent(), report.options().requests(), seconds, seconds > 0 ? report.sent() / seconds : 0,
+        final double sendingSeconds = report.sendingNanos() / 1e9;
+        // n sends at a steady rate span n - 1 intervals
+        final String sendRate = report.sent() > 1 && report.sendingNanos() > 0
+                ? String.format(Locale.ROOT, " (%.1f requests/s)", (report.sent() - 1) / sendingSeconds)
+                : "";
+        out.append(String.format(Locale.ROOT, "%nSummary: %d of %d requests sent in %.2f s%s, last outcome after %.2f s; acks=%d, timeout %d ms%n",
+                report.sent(), report.options().requests(), sendingSeconds, sendRate, report.elapsedNanos() / 1e9,
                 report.options().acks(), report.options().timeoutMs()));
 
         final List<String[]> rows = new ArrayList<>();
-        rows.add(new String[] {"outcome", "count", "p50", "p90", "p99", "p99.9", "max"});
+        rows.add(new String[] {"outcome", "count", "min", "p50", "p90", "p99", "p99.9", "max"});
         for (RunReport.OutcomeSummary summary : report.outcomes()) {
-            rows.add(row(summary.outcome().label(), summary.count(), summary.latenciesMicros()));
+            rows.add(row(summary.outcome().label(), summary));
         }
         if (report.notSent() > 0) {
-            rows.add(row("not sent", report.notSent(), null));
+            rows.add(row("not sent", RunReport.OutcomeSummary.withoutLatencies(Outcome.DISCONNECTED, report.notSent())));
         }
         appendTable(out, rows);
-        out.append("  (latencies in ms, from send to outcome)").append(System.lineSeparator());
+        out.append("  (latencies in ms from send to outcome; percentiles to 3 significant digits)").append(System.lineSeparator());
         out.append(System.lineSeparator()).append(histogram(report.outcomes()));
         return out.toString();
     }
@@ -117,14 +121,17 @@ final class ReportRenderer {
         return bucket == 0 ? "0-1" : (1L << (bucket - 1)) + "-" + (1L << bucket);
     }
 
-    private static String[] row(String label, long count, Histogram micros) {
-        final String[] row = new String[2 + PERCENTILES.length + 1];
+    /** Label, count, exact min, percentiles (HdrHistogram: highest equivalent value), exact max. */
+    private static String[] row(String label, RunReport.OutcomeSummary summary) {
+        final Histogram micros = summary.latenciesMicros();
+        final String[] row = new String[3 + PERCENTILES.length + 1];
         row[0] = label;
-        row[1] = Long.toString(count);
+        row[1] = Long.toString(summary.count());
+        row[2] = micros == null ? "-" : millis(summary.minMicros());
         for (int i = 0; i < PERCENTILES.length; i++) {
-            row[2 + i] = micros == null ? "-" : millis(micros.getValueAtPercentile(PERCENTILES[i]));
+            row[3 + i] = micros == null ? "-" : millis(micros.getValueAtPercentile(PERCENTILES[i]));
         }
-        row[row.length - 1] = micros == null ? "-" : millis(micros.getMaxValue());
+        row[row.length - 1] = micros == null ? "-" : millis(summary.maxMicros());
         return row;
     }
 
@@ -206,8 +213,14 @@ final class ReportRenderer {
         return text.append(')').toString();
     }
 
-    private static String millis(long micros) {
-        return String.format(Locale.ROOT, "%.1f", micros / 1000.0);
+    /**
+     * Milliseconds to three significant figures (the histogram's precision), at least 0.01:
+     * "0.42", "8.43", "23.4", "1002".
+     */
+    static String millis(long micros) {
+        final double ms = micros / 1000.0;
+        final String format = ms < 10 ? "%.2f" : ms < 100 ? "%.1f" : "%.0f";
+        return String.format(Locale.ROOT, format, ms);
     }
 
     private static String number(double value) {

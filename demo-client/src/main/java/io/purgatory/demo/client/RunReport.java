@@ -12,6 +12,7 @@ import org.HdrHistogram.Histogram;
  * @param options the run's settings
  * @param setup the versions and topic the handshake found
  * @param elapsedNanos from the first send until the last outcome (or the disconnect)
+ * @param sendingNanos from the first send to the last
  * @param sent requests sent
  * @param notSent requests never sent, because the connection was lost first
  * @param outcomes each outcome that occurred, in {@link Outcome#ORDER}
@@ -21,6 +22,7 @@ record RunReport(
         ClientOptions options,
         Handshake.Result setup,
         long elapsedNanos,
+        long sendingNanos,
         long sent,
         long notSent,
         List<OutcomeSummary> outcomes,
@@ -33,10 +35,15 @@ record RunReport(
     /**
      * One outcome's count and latencies.
      *
-     * @param latenciesMicros send-to-outcome latencies in microseconds; {@code null} for an outcome
-     *     without latencies (acks=0 requests)
+     * @param latenciesMicros send-to-outcome latencies in microseconds, to 3 significant digits;
+     *     {@code null} for an outcome without latencies (acks=0 requests)
+     * @param minMicros the smallest latency, exactly (0 without latencies)
+     * @param maxMicros the largest latency, exactly (0 without latencies)
      */
-    record OutcomeSummary(Outcome outcome, long count, Histogram latenciesMicros) {
+    record OutcomeSummary(Outcome outcome, long count, Histogram latenciesMicros, long minMicros, long maxMicros) {
+        static OutcomeSummary withoutLatencies(Outcome outcome, long count) {
+            return new OutcomeSummary(outcome, count, null, 0, 0);
+        }
     }
 
     /**

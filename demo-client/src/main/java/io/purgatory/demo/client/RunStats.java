@@ -9,7 +9,8 @@ import org.HdrHistogram.Histogram;
 
 /**
  * One run's counts and latency histograms, per {@link Outcome}. Latencies are recorded in
- * microseconds in an auto-resizing HdrHistogram with 3 significant digits (0.1% resolution).
+ * microseconds in an auto-resizing HdrHistogram with 3 significant digits (0.1% resolution); the
+ * smallest and largest are also kept exactly.
  *
  * <p>Not thread-safe: one thread owns it (the load generator's event loop); other threads see its
  * contents only through the {@link Progress} and {@link RunReport.OutcomeSummary} copies it makes.
@@ -68,8 +69,9 @@ final class RunStats {
     /** Copies of every outcome's count and latencies, in report order. */
     List<RunReport.OutcomeSummary> summaries() {
         final List<RunReport.OutcomeSummary> summaries = new ArrayList<>(tallies.size());
-        tallies.forEach((outcome, tally) -> summaries.add(new RunReport.OutcomeSummary(outcome, tally.count,
-                tally.latenciesMicros == null ? null : tally.latenciesMicros.copy())));
+        tallies.forEach((outcome, tally) -> summaries.add(tally.latenciesMicros == null
+                ? RunReport.OutcomeSummary.withoutLatencies(outcome, tally.count)
+                : new RunReport.OutcomeSummary(outcome, tally.count, tally.latenciesMicros.copy(), tally.minMicros, tally.maxMicros)));
         return summaries;
     }
 
@@ -81,12 +83,16 @@ final class RunStats {
     private static final class Tally {
         long count;
         Histogram latenciesMicros;
+        long minMicros = Long.MAX_VALUE;
+        long maxMicros;
 
         void record(long micros) {
             if (latenciesMicros == null) {
                 latenciesMicros = new Histogram(SIGNIFICANT_DIGITS);
             }
             latenciesMicros.recordValue(micros);
+            minMicros = Math.min(minMicros, micros);
+            maxMicros = Math.max(maxMicros, micros);
             count++;
         }
     }

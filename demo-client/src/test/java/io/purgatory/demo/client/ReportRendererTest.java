@@ -39,8 +39,8 @@ class ReportRendererTest {
         final ClientOptions options = ClientOptions.defaults(new Endpoint("localhost", 9092)).withLoad(requests, 200, 500);
         final Handshake.Result setup = new Handshake.Result((short) 13, (short) 13,
                 new Handshake.TopicMetadata("demo", Uuid.ONE_UUID, List.of(0, 1, 2)));
-        return new RunReport(options, setup, TimeUnit.MILLISECONDS.toNanos(550), stats.sent(), requests - stats.sent(),
-                stats.summaries(), null);
+        return new RunReport(options, setup, TimeUnit.MILLISECONDS.toNanos(1_550), TimeUnit.MILLISECONDS.toNanos(545), stats.sent(),
+                requests - stats.sent(), stats.summaries(), null);
     }
 
     @Test
@@ -51,7 +51,7 @@ class ReportRendererTest {
         // p99 the 99th (12 ms); p99.9 the 100th (40 ms); for the 10 timeouts p50 and p90 are 1 s
         // (bucket top 1000.447 ms) and p99, p99.9 the 10th, 1020 ms; min and max are exact.
         final String expected = NL
-                + "Summary: 110 of 110 requests sent in 0.55 s (200.0 requests/s); acks=-1, timeout 1000 ms" + NL
+                + "Summary: 110 of 110 requests sent in 0.55 s (200.0 requests/s), last outcome after 1.55 s; acks=-1, timeout 1000 ms" + NL
                 + "  outcome    count   min   p50   p90   p99  p99.9   max" + NL
                 + "  acked        100  1.50  1.50  6.00  12.0   40.0  40.0" + NL
                 + "  timed out     10  1000  1000  1000  1020   1020  1020" + NL
