@@ -104,17 +104,17 @@ final class Partition {
      */
     synchronized FetchResult onFollowerFetch(int replicaId, long endOffset, long leaderHadItAtMs) {
         final int i = replicaId - 1;
-        if (endOffset <= followerEndOffset[i]) {
-            return FetchResult.NO_PROGRESS;
+        final boolean advanced = endOffset > followerEndOffset[i];
+        if (advanced) {
+            followerEndOffset[i] = Math.min(endOffset, leaderEndOffset);
         }
-        followerEndOffset[i] = Math.min(endOffset, leaderEndOffset);
         lastCaughtUpMs[i] = Math.max(lastCaughtUpMs[i], leaderHadItAtMs);
         if (!inIsr[i] && followerEndOffset[i] >= highWatermark()) {
             inIsr[i] = true;
             isrSize++;
             return FetchResult.REJOINED_ISR;
         }
-        return FetchResult.ADVANCED;
+        return advanced ? FetchResult.ADVANCED : FetchResult.NO_PROGRESS;
     }
 
     /** What a follower fetch changed. */

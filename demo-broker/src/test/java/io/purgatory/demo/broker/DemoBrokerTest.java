@@ -1,0 +1,187 @@
+package io.purgatory.demo.broker;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.purgatory.demo.broker.WireClient.Answer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.MetadataRequest;
+import org.apache.kafka.common.requests.MetadataResponse;
+import org.apache.kafka.common.requests.ProduceResponse;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The broker end to end over its wire protocol, started in-process on a free port: acks against
+ * timeouts, ISR changes, ordering, acks=0/1, unknown topics.
+ */
+@Tag("integration")
+class DemoBrokerTest {
+    private static final Duration ANSWERED = Duration.ofSeconds(20);
+    private static final short ACKS_ALL = -1;
+
+    private DemoBroker broker;
+    private final List<WireClient> clients = new ArrayList<>();
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (WireClient client : clients) {
+            assertEquals(List.of(), client.protocolErrors(), "responses in request order, all parseable");
+            client.close();
+        }
+        if (broker != null) {
+            broker.close();
+        }
+    }
+
+    private WireClient start(BrokerConfig.Builder config) throws Exception {
+        broker = DemoBroker.start(config.port(0).build());
+        return connect();
+    }
+
+    private WireClient connect() throws Exception {
+        final WireClient client = new WireClient(broker.port());
+        clients.add(client);
+        return client;
+    }
+
+    static Answer answer(CompletableFuture<Answer> future) {
+        await().atMost(ANSWERED).until(future::isDone);
+        return future.join();
+    }
+
+    static PartitionProduceResponse partitionResponse(Answer answer) {
+        final ProduceResponse response = (ProduceResponse) answer.response();
+        return response.data().responses().iterator().next().partitionResponses().get(0);
+    }
+
+    @Test
+    void healthyReplicasAnswerEveryAcksAllProduceWithNoneAndIncreasingOffsets() throws Exception {
+        final WireClient client = start(BrokerConfig.builder().topic("demo", 3).followers(2).replicaLag(2, 2));
+        final List<CompletableFuture<Answer>> sent = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            sent.add(client.send(WireClient.produce("demo", i % 3, ACKS_ALL, 30_000, 2)));
+        }
+        final long[] nextOffset = new long[3];
+        for (int i = 0; i < sent.size(); i++) {
+            final PartitionProduceResponse response = partitionResponse(answer(sent.get(i)));
+            assertEquals(Errors.NONE.code(), response.errorCode(), "request " + i);
+            assertEquals(nextOffset[i % 3], response.baseOffset(), "request " + i + " base offset");
+            nextOffset[i % 3] += 2;
+        }
+        assertEquals(40, broker.logEndOffset("demo", 0));
+        assertEquals(List.of(0, 1, 2), broker.isr("demo", 0));
+        assertEquals(0, broker.producePurgatoryMetrics().expired());
+    }
+
+    @Test
+    void aStalledIsrReplicaTimesOutAcksAllNoEarlierThanTheTimeoutWhileAcksOneSucceeds() throws Exception {
+        final WireClient client = start(BrokerConfig.builder().followers(2).stallReplica(2));
+        final int timeoutMs = 300;
+        final Answer acksAll = answer(client.send(WireClient.produce("demo", 0, ACKS_ALL, timeoutMs, 1)));
+        assertEquals(Errors.REQUEST_TIMED_OUT.code(), partitionResponse(acksAll).errorCode());
+        assertTrue(acksAll.elapsedNanos() >= TimeUnit.MILLISECONDS.toNanos(timeoutMs),
+                "answered after " + acksAll.elapsedNanos() + " ns, before the " + timeoutMs + " ms timeout");
+
+        final Answer acksOne = answer(client.send(WireClient.produce("demo", 0, (short) 1, timeoutMs, 1)));
+        assertEquals(Errors.NONE.code(), partitionResponse(acksOne).errorCode());
+        assertEquals(1, partitionResponse(acksOne).baseOffset(), "the timed-out produce was still appended");
+        assertEquals(1, broker.producePurgatoryMetrics().expired());
+        assertEquals(List.of(0, 1, 2), broker.isr("demo", 0), "stalled for less than replica.lag.time.max.ms: still in the ISR");
+    }
+
+    @Test
+    void parkedProducesCompleteWithNoneWhenTheStalledReplicaRecovers() throws Exception {
+        final WireClient client = start(BrokerConfig.builder().followers(2).stallReplica(2));
+        final List<CompletableFuture<Answer>> parked = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            parked.add(client.send(WireClient.produce("demo", i % 3, ACKS_ALL, 60_000, 1)));
+        }
+        await().atMost(ANSWERED).until(() -> broker.producePurgatoryMetrics().delayed() == 5);
+        assertTrue(parked.stream().noneMatch(CompletableFuture::isDone));
+
+        broker.resumeReplica(2);
+
+        for (CompletableFuture<Answer> future : parked) {
+            assertEquals(Errors.NONE.code(), partitionResponse(answer(future)).errorCode(), "completed by the follower, not the timeout");
+        }
+        assertEquals(0, broker.producePurgatoryMetrics().expired());
+    }
+
+    @Test
+    void whenTheIsrShrinksParkedProducesCompleteWithTheRemainingReplicas() throws Exception {
+        final WireClient client = start(BrokerConfig.builder().followers(2).stallReplica(2).replicaLagTimeMaxMs(200).minInsyncReplicas(2));
+        final CompletableFuture<Answer> parked = client.send(WireClient.produce("demo", 0, ACKS_ALL, 60_000, 1));
+
+        assertEquals(Errors.NONE.code(), partitionResponse(answer(parked)).errorCode());
+        assertEquals(List.of(0, 1), broker.isr("demo", 0));
+
+        broker.resumeReplica(2);
+        for (int partition = 0; partition < 3; partition++) {
+            final int p = partition;
+            await().atMost(ANSWERED).until(() -> broker.isr("demo", p).equals(List.of(0, 1, 2)));
+        }
+    }
+
+    @Test
+    void belowMinInsyncReplicasParkedProducesGetNotEnoughReplicasAfterAppendAndNewOnesNotEnoughReplicas() throws Exception {
+        final WireClient client = start(BrokerConfig.builder().followers(2).stallReplica(2).replicaLagTimeMaxMs(200).minInsyncReplicas(3));
+        final CompletableFuture<Answer> parked = client.send(WireClient.produce("demo", 0, ACKS_ALL, 60_000, 1));
+        assertEquals(Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND.code(), partitionResponse(answer(parked)).errorCode());
+
+        final long endOffset = broker.logEndOffset("demo", 0);
+        final Answer refused = answer(client.send(WireClient.produce("demo", 0, ACKS_ALL, 60_000, 1)));
+        assertEquals(Errors.NOT_ENOUGH_REPLICAS.code(), partitionResponse(refused).errorCode());
+        assertEquals(endOffset, broker.logEndOffset("demo", 0), "refused before append");
+
+        final Answer acksOne = answer(client.send(WireClient.produce("demo", 0, (short) 1, 60_000, 1)));
+        assertEquals(Errors.NONE.code(), partitionResponse(acksOne).errorCode(), "acks=1 does not need the ISR");
+    }
+
+    @Test
+    void responsesKeepRequestOrderOnAConnectionEvenWhenALaterRequestIsDoneFirst() throws Exception {
+        final WireClient client = start(BrokerConfig.builder().followers(2).stallReplica(2));
+        final CompletableFuture<Answer> parked = client.send(WireClient.produce("demo", 0, ACKS_ALL, 500, 1));
+        final CompletableFuture<Answer> quick = client.send(WireClient.produce("demo", 1, (short) 1, 500, 1));
+
+        assertEquals(Errors.NONE.code(), partitionResponse(answer(quick)).errorCode());
+        assertTrue(parked.isDone(), "the earlier request's response came first");
+        assertEquals(Errors.REQUEST_TIMED_OUT.code(), partitionResponse(parked.join()).errorCode());
+    }
+
+    @Test
+    void acksZeroGetsNoResponseButIsAppended() throws Exception {
+        final WireClient client = start(BrokerConfig.builder());
+        client.send(WireClient.produce("demo", 0, (short) 0, 1_000, 3));
+        final Answer next = answer(client.send(WireClient.produce("demo", 0, (short) 1, 1_000, 1)));
+
+        assertEquals(3, partitionResponse(next).baseOffset(), "the acks=0 records were appended first");
+        // WireClient checks in tearDown that no response came for the acks=0 request
+    }
+
+    @Test
+    void unknownTopicsAndPartitionsGetTheirErrorCodes() throws Exception {
+        final WireClient client = start(BrokerConfig.builder().topic("demo", 3));
+        assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION.code(),
+                partitionResponse(answer(client.send(WireClient.produce("nope", 0, ACKS_ALL, 1_000, 1)))).errorCode());
+        assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION.code(),
+                partitionResponse(answer(client.send(WireClient.produce("demo", 3, ACKS_ALL, 1_000, 1)))).errorCode());
+
+        final MetadataRequest request = new MetadataRequest.Builder(new MetadataRequestData()
+                .setTopics(List.of(new MetadataRequestData.MetadataRequestTopic().setName("nope"),
+                        new MetadataRequestData.MetadataRequestTopic().setName("demo")))).build();
+        final MetadataResponse metadata = (MetadataResponse) answer(client.send(request)).response();
+        assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION, metadata.errors().get("nope"));
+        assertEquals(3, metadata.topicMetadata().stream().filter(t -> t.topic().equals("demo")).findFirst().orElseThrow()
+                .partitionMetadata().size());
+    }
+}

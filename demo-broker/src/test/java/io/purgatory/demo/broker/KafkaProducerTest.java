@@ -1,0 +1,98 @@
+package io.purgatory.demo.broker;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/** The real Kafka Java producer (kafka-clients 4.4.0) against the demo broker. */
+@Tag("integration")
+class KafkaProducerTest {
+    private DemoBroker broker;
+
+    @AfterEach
+    void closeBroker() {
+        if (broker != null) {
+            broker.close();
+        }
+    }
+
+    private KafkaProducer<String, String> producer(Map<String, Object> overrides) {
+        final Map<String, Object> config = new java.util.HashMap<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:" + broker.port(),
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
+                ProducerConfig.MAX_BLOCK_MS_CONFIG, 20_000));
+        config.putAll(overrides);
+        return new KafkaProducer<>(config);
+    }
+
+    private static RecordMetadata acknowledged(Future<RecordMetadata> future) {
+        await().atMost(Duration.ofSeconds(20)).until(future::isDone);
+        try {
+            return future.get();
+        } catch (InterruptedException | ExecutionException e) {
+            throw new AssertionError("not acknowledged", e);
+        }
+    }
+
+    @Test
+    void acksAllWithoutRetriesIsAcknowledgedWithIncreasingOffsets() throws Exception {
+        broker = DemoBroker.start(BrokerConfig.builder().port(0).topic("demo", 3).build());
+        try (KafkaProducer<String, String> producer = producer(Map.of(ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.RETRIES_CONFIG, 0))) {
+            final List<Future<RecordMetadata>> sent = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                sent.add(producer.send(new ProducerRecord<>("demo", 1, null, "value-" + i)));
+            }
+            long previous = -1;
+            for (Future<RecordMetadata> future : sent) {
+                final RecordMetadata metadata = acknowledged(future);
+                assertEquals(1, metadata.partition());
+                assertTrue(metadata.offset() > previous, "offsets increase: " + metadata.offset() + " after " + previous);
+                previous = metadata.offset();
+            }
+        }
+        assertEquals(20, broker.logEndOffset("demo", 1));
+    }
+
+    @Test
+    void theDefaultIdempotentProducerIsAcknowledged() throws Exception {
+        broker = DemoBroker.start(BrokerConfig.builder().port(0).build());
+        try (KafkaProducer<String, String> producer = producer(Map.of())) {
+            final RecordMetadata metadata = acknowledged(producer.send(new ProducerRecord<>("demo", 0, "key", "value")));
+            assertEquals(0, metadata.offset());
+        }
+    }
+
+    @Test
+    void aStalledReplicaGivesTheProducerATimeoutError() throws Exception {
+        broker = DemoBroker.start(BrokerConfig.builder().port(0).stallReplica(2).build());
+        try (KafkaProducer<String, String> producer = producer(Map.of(
+                ProducerConfig.ACKS_CONFIG, "all",
+                ProducerConfig.RETRIES_CONFIG, 0,
+                ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 1_000,
+                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 2_000))) {
+            final Future<RecordMetadata> future = producer.send(new ProducerRecord<>("demo", 0, null, "value"));
+            await().atMost(Duration.ofSeconds(20)).until(future::isDone);
+            final ExecutionException failure = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class, future::get);
+            assertInstanceOf(TimeoutException.class, failure.getCause(), failure.getCause().toString());
+        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> broker.producePurgatoryMetrics().expired() == 1);
+    }
+}

@@ -1,0 +1,148 @@
+package io.purgatory.demo.broker;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.ProduceRequest;
+import org.apache.kafka.common.requests.RequestHeader;
+
+/**
+ * A test's own Kafka protocol client over a plain socket: sends pipelined requests built with
+ * kafka-clients' classes, hands out each response as a future, checks that responses come back in
+ * request order, and can send raw bytes. A reader thread completes the futures; thread-safe.
+ */
+final class WireClient implements AutoCloseable {
+    private final Socket socket;
+    private final DataOutputStream out;
+    private final ArrayDeque<Pending> pending = new ArrayDeque<>(); // guarded by itself
+    private final CompletableFuture<Void> closedByBroker = new CompletableFuture<>();
+    private final List<String> protocolErrors = new CopyOnWriteArrayList<>();
+    private int nextCorrelationId; // guarded by pending
+
+    private record Pending(RequestHeader header, long sentNanos, CompletableFuture<Answer> answer) {
+    }
+
+    /** A response and how long after sending it arrived. */
+    record Answer(AbstractResponse response, long elapsedNanos) {
+    }
+
+    WireClient(int port) throws IOException {
+        socket = new Socket("localhost", port);
+        socket.setTcpNoDelay(true);
+        out = new DataOutputStream(socket.getOutputStream());
+        final Thread reader = new Thread(this::readLoop, "wire-client-reader");
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    /** Sends a request; the future completes with its response (never, for an acks=0 produce). */
+    CompletableFuture<Answer> send(AbstractRequest request) throws IOException {
+        synchronized (pending) {
+            final RequestHeader header = new RequestHeader(request.apiKey(), request.version(), "wire-client", nextCorrelationId++);
+            final Pending p = new Pending(header, System.nanoTime(), new CompletableFuture<>());
+            final boolean expectsResponse = !(request instanceof ProduceRequest) || ((ProduceRequest) request).acks() != 0;
+            if (expectsResponse) {
+                pending.add(p);
+            }
+            writeFrame(request.serializeWithHeader(header));
+            return p.answer();
+        }
+    }
+
+    /** Writes bytes as they are, no length prefix added. */
+    void sendRaw(byte[] bytes) throws IOException {
+        synchronized (pending) {
+            out.write(bytes);
+            out.flush();
+        }
+    }
+
+    /** Completes when the broker closes the connection. */
+    CompletableFuture<Void> closedByBroker() {
+        return closedByBroker;
+    }
+
+    /** Out-of-order or unparseable responses seen so far; empty when the broker kept the protocol. */
+    List<String> protocolErrors() {
+        return protocolErrors;
+    }
+
+    static ProduceRequest produce(String topic, int partition, short acks, int timeoutMs, int records) {
+        final SimpleRecord[] batch = new SimpleRecord[records];
+        for (int i = 0; i < records; i++) {
+            batch[i] = new SimpleRecord(("record-" + i).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        final ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
+        topics.add(new ProduceRequestData.TopicProduceData()
+                .setName(topic)
+                .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData()
+                        .setIndex(partition)
+                        .setRecords(MemoryRecords.withRecords(Compression.NONE, batch)))));
+        // version 12 addresses topics by name; the broker's v13 (topic id) path is covered by KafkaProducer
+        return ProduceRequest.builder(new ProduceRequestData().setAcks(acks).setTimeoutMs(timeoutMs).setTopicData(topics))
+                .build((short) 12);
+    }
+
+    private void writeFrame(ByteBuffer frame) throws IOException {
+        out.writeInt(frame.remaining());
+        out.write(frame.array(), frame.arrayOffset() + frame.position(), frame.remaining());
+        out.flush();
+    }
+
+    private void readLoop() {
+        try {
+            final DataInputStream in = new DataInputStream(socket.getInputStream());
+            while (true) {
+                final byte[] frame = new byte[in.readInt()];
+                in.readFully(frame);
+                final long now = System.nanoTime();
+                final Pending p;
+                synchronized (pending) {
+                    p = pending.poll();
+                }
+                if (p == null) {
+                    protocolErrors.add("a response nobody asked for");
+                    continue;
+                }
+                final ByteBuffer buffer = ByteBuffer.wrap(frame);
+                final int correlationId = buffer.getInt(0);
+                if (correlationId != p.header().correlationId()) {
+                    protocolErrors.add("expected correlation id " + p.header().correlationId() + " but got " + correlationId);
+                }
+                try {
+                    p.answer().complete(new Answer(AbstractResponse.parseResponse(buffer, p.header()), now - p.sentNanos()));
+                } catch (RuntimeException e) {
+                    protocolErrors.add("unparseable " + p.header().apiKey() + " response: " + e);
+                    p.answer().completeExceptionally(e);
+                }
+            }
+        } catch (EOFException e) {
+            closedByBroker.complete(null);
+        } catch (IOException e) {
+            closedByBroker.complete(null); // reset by the broker, or closed by us
+        } finally {
+            synchronized (pending) {
+                pending.forEach(p -> p.answer().completeExceptionally(new EOFException("connection closed")));
+                pending.clear();
+            }
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+}
