@@ -49,7 +49,7 @@ final class KafkaRequestHandler extends SimpleChannelInboundHandler<ByteBuf> {
         try {
             header = RequestHeader.parse(buffer);
         } catch (RuntimeException e) {
-            close(ctx, "malformed request header (" + e.getMessage() + ")");
+            close(ctx, "malformed request header (" + describe(e) + ")");
             return;
         }
         final ApiKeys api = header.apiKey();
@@ -69,7 +69,7 @@ final class KafkaRequestHandler extends SimpleChannelInboundHandler<ByteBuf> {
         try {
             request = AbstractRequest.parseRequest(api, header.apiVersion(), new ByteBufferAccessor(buffer)).request;
         } catch (RuntimeException e) {
-            close(ctx, "malformed " + api + " v" + header.apiVersion() + " request (" + e.getMessage() + ")");
+            close(ctx, "malformed " + api + " v" + header.apiVersion() + " request (" + describe(e) + ")");
             return;
         }
         final InetSocketAddress local = (InetSocketAddress) ctx.channel().localAddress();
@@ -82,8 +82,12 @@ final class KafkaRequestHandler extends SimpleChannelInboundHandler<ByteBuf> {
             log.debug("connection from {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
             ctx.close();
         } else {
-            close(ctx, cause.getMessage() != null ? cause.getMessage() : cause.toString());
+            close(ctx, "bad frame (" + describe(cause) + ")");
         }
+    }
+
+    private static String describe(Throwable e) {
+        return e.getMessage() != null ? e.getMessage() : e.toString();
     }
 
     private static void close(ChannelHandlerContext ctx, String reason) {

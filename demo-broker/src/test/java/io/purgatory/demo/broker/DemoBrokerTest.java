@@ -1,11 +1,9 @@
 package io.purgatory.demo.broker;
 
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.purgatory.demo.broker.WireClient.Answer;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -26,7 +24,6 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("integration")
 class DemoBrokerTest {
-    private static final Duration ANSWERED = Duration.ofSeconds(20);
     private static final short ACKS_ALL = -1;
 
     private DemoBroker broker;
@@ -55,7 +52,7 @@ class DemoBrokerTest {
     }
 
     static Answer answer(CompletableFuture<Answer> future) {
-        await().atMost(ANSWERED).until(future::isDone);
+        Waits.soon().until(future::isDone);
         return future.join();
     }
 
@@ -106,7 +103,7 @@ class DemoBrokerTest {
         for (int i = 0; i < 5; i++) {
             parked.add(client.send(WireClient.produce("demo", i % 3, ACKS_ALL, 60_000, 1)));
         }
-        await().atMost(ANSWERED).until(() -> broker.producePurgatoryMetrics().delayed() == 5);
+        Waits.soon().until(() -> broker.producePurgatoryMetrics().delayed() == 5);
         assertTrue(parked.stream().noneMatch(CompletableFuture::isDone));
 
         broker.resumeReplica(2);
@@ -128,7 +125,7 @@ class DemoBrokerTest {
         broker.resumeReplica(2);
         for (int partition = 0; partition < 3; partition++) {
             final int p = partition;
-            await().atMost(ANSWERED).until(() -> broker.isr("demo", p).equals(List.of(0, 1, 2)));
+            Waits.soon().until(() -> broker.isr("demo", p).equals(List.of(0, 1, 2)));
         }
     }
 

@@ -1,11 +1,9 @@
 package io.purgatory.demo.broker;
 
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -44,7 +42,7 @@ class KafkaProducerTest {
     }
 
     private static RecordMetadata acknowledged(Future<RecordMetadata> future) {
-        await().atMost(Duration.ofSeconds(20)).until(future::isDone);
+        Waits.soon().until(future::isDone);
         try {
             return future.get();
         } catch (InterruptedException | ExecutionException e) {
@@ -89,10 +87,10 @@ class KafkaProducerTest {
                 ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 1_000,
                 ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 2_000))) {
             final Future<RecordMetadata> future = producer.send(new ProducerRecord<>("demo", 0, null, "value"));
-            await().atMost(Duration.ofSeconds(20)).until(future::isDone);
+            Waits.soon().until(future::isDone);
             final ExecutionException failure = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class, future::get);
             assertInstanceOf(TimeoutException.class, failure.getCause(), failure.getCause().toString());
         }
-        await().atMost(Duration.ofSeconds(20)).until(() -> broker.producePurgatoryMetrics().expired() == 1);
+        Waits.soon().until(() -> broker.producePurgatoryMetrics().expired() == 1);
     }
 }

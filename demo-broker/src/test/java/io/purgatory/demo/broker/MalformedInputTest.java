@@ -1,0 +1,132 @@
+package io.purgatory.demo.broker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.stream.Stream;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.ApiVersionsRequest;
+import org.apache.kafka.common.requests.ApiVersionsResponse;
+import org.apache.kafka.common.requests.RequestHeader;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Bad input closes only the connection it came on: a well-formed client connected before, and
+ * one connecting after, are still served, and so is a request parked before the bad input.
+ */
+@Tag("integration")
+class MalformedInputTest {
+    private static final int MAX_FRAME = 64 * 1024;
+
+    private DemoBroker broker;
+
+    @BeforeEach
+    void startBroker() throws Exception {
+        broker = DemoBroker.start(BrokerConfig.builder().port(0).maxFrameBytes(MAX_FRAME).build());
+    }
+
+    @AfterEach
+    void closeBroker() {
+        broker.close();
+    }
+
+    static Stream<Arguments> malformed() throws IOException {
+        return Stream.of(
+                Arguments.of("garbage bytes", "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII)),
+                Arguments.of("negative length prefix", frameOfLength(-1, 8)),
+                Arguments.of("huge length prefix", frameOfLength(Integer.MAX_VALUE, 8)),
+                Arguments.of("length just above the maximum", frameOfLength(MAX_FRAME + 1, 8)),
+                Arguments.of("unknown api key", frame(header((short) 999, (short) 0))),
+                Arguments.of("api key the broker does not speak (Fetch)", frame(header(ApiKeys.FETCH.id, (short) 17))),
+                Arguments.of("unsupported Produce version", frame(header(ApiKeys.PRODUCE.id, (short) 99))),
+                Arguments.of("truncated header", frame(new byte[] {0, 0, 0})),
+                Arguments.of("produce body that does not parse", frame(concat(header(ApiKeys.PRODUCE.id, (short) 9), new byte[] {1, 2, 3}))),
+                Arguments.of("empty frame", frame(new byte[0])));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("malformed")
+    void closesOnlyThatConnection(String what, byte[] bytes) throws Exception {
+        try (WireClient bystander = new WireClient(broker.port()); WireClient offender = new WireClient(broker.port())) {
+            final var parked = bystander.send(WireClient.produce("demo", 0, (short) -1, 60_000, 1));
+            broker.stallReplica(1);
+            broker.stallReplica(2);
+            final var parkedWhileStalled = bystander.send(WireClient.produce("demo", 1, (short) -1, 60_000, 1));
+
+            offender.sendRaw(bytes);
+
+            Waits.soon().until(() -> offender.closedByBroker().isDone());
+            assertFalse(bystander.closedByBroker().isDone(), "the other connection stays open");
+            broker.resumeReplica(1);
+            broker.resumeReplica(2);
+            assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(parked)).errorCode());
+            assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(parkedWhileStalled)).errorCode());
+            assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(
+                    DemoBrokerTest.answer(bystander.send(WireClient.produce("demo", 2, (short) 1, 1_000, 1)))).errorCode());
+            assertEquals(java.util.List.of(), bystander.protocolErrors());
+        }
+        try (WireClient newcomer = new WireClient(broker.port())) {
+            assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(
+                    DemoBrokerTest.answer(newcomer.send(WireClient.produce("demo", 0, (short) -1, 10_000, 1)))).errorCode());
+        }
+    }
+
+    @Test
+    void anApiVersionsRequestTooNewIsAnsweredInVersionZeroWithUnsupportedVersion() throws Exception {
+        final short tooNew = (short) (ApiKeys.API_VERSIONS.latestVersion() + 1);
+        final RequestHeader header = new RequestHeader(ApiKeys.API_VERSIONS, tooNew, "future-client", 7);
+        try (java.net.Socket socket = new java.net.Socket("localhost", broker.port())) {
+            final DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+            final ByteBuffer body = new ApiVersionsRequest.Builder(ApiKeys.API_VERSIONS.latestVersion())
+                    .build().serializeWithHeader(new RequestHeader(ApiKeys.API_VERSIONS, ApiKeys.API_VERSIONS.latestVersion(), "future-client", 7));
+            body.putShort(2, tooNew); // same bytes, a version from the future
+            out.write(frame(java.util.Arrays.copyOfRange(body.array(), body.arrayOffset(), body.arrayOffset() + body.remaining())));
+            out.flush();
+            final java.io.DataInputStream in = new java.io.DataInputStream(socket.getInputStream());
+            final byte[] response = new byte[in.readInt()];
+            in.readFully(response);
+            final ByteBuffer buffer = ByteBuffer.wrap(response);
+            assertEquals(header.correlationId(), buffer.getInt());
+            final ApiVersionsResponse versions = ApiVersionsResponse.parse(new org.apache.kafka.common.protocol.ByteBufferAccessor(buffer), (short) 0);
+            assertEquals(Errors.UNSUPPORTED_VERSION.code(), versions.data().errorCode());
+            assertEquals(ApiKeys.PRODUCE.latestVersion(), versions.apiVersion(ApiKeys.PRODUCE.id).maxVersion());
+        }
+    }
+
+    private static byte[] header(short apiKey, short apiVersion) {
+        // request header v2: api key, version, correlation id, null client id, no tagged fields
+        final ByteBuffer buffer = ByteBuffer.allocate(11);
+        buffer.putShort(apiKey).putShort(apiVersion).putInt(1).putShort((short) -1).put((byte) 0);
+        return buffer.array();
+    }
+
+    private static byte[] frame(byte[] body) throws IOException {
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        final DataOutputStream out = new DataOutputStream(bytes);
+        out.writeInt(body.length);
+        out.write(body);
+        return bytes.toByteArray();
+    }
+
+    private static byte[] frameOfLength(int declaredLength, int actualBytes) {
+        return ByteBuffer.allocate(4 + actualBytes).putInt(declaredLength).array();
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        final byte[] both = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, both, a.length, b.length);
+        return both;
+    }
+}

@@ -1,0 +1,92 @@
+package io.purgatory.demo.broker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.purgatory.demo.broker.Partition.FetchResult;
+import java.util.List;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.protocol.Errors;
+import org.junit.jupiter.api.Test;
+
+/** ISR bookkeeping with explicit times: no clock, no threads. */
+class PartitionTest {
+    private static final long MAX_LAG_MS = 100;
+    private static final boolean[] BOTH_FETCHING = {true, true};
+    private static final boolean[] SECOND_STALLED = {true, false};
+
+    private final Partition partition = new Partition(new TopicPartition("demo", 0), 2, 2, MAX_LAG_MS, 0);
+
+    @Test
+    void appendsAssignConsecutiveOffsets() {
+        assertEquals(0, partition.append(3));
+        assertEquals(3, partition.append(1));
+        assertEquals(4, partition.leaderEndOffset());
+    }
+
+    @Test
+    void aProduceIsDoneWhenEveryIsrReplicaHasItsEndOffset() {
+        partition.append(5);
+        assertNull(partition.replicationStatus(5));
+        assertEquals(FetchResult.ADVANCED, partition.onFollowerFetch(1, 5, 0));
+        assertNull(partition.replicationStatus(5), "replica 2 is in the ISR and behind");
+        assertEquals(FetchResult.ADVANCED, partition.onFollowerFetch(2, 5, 0));
+        assertEquals(Errors.NONE, partition.replicationStatus(5));
+    }
+
+    @Test
+    void aFetchOfOldOrReorderedDataDoesNotMoveAFollowerBack() {
+        partition.append(10);
+        partition.onFollowerFetch(1, 10, 5);
+        assertEquals(FetchResult.NO_PROGRESS, partition.onFollowerFetch(1, 4, 1));
+        assertEquals(10, partition.followerEndOffset(1));
+    }
+
+    @Test
+    void aFollowerNotCaughtUpForLongerThanTheMaxLagLeavesTheIsrAndProducesCompleteWithoutIt() {
+        partition.append(1);
+        partition.onFollowerFetch(1, 1, 0);
+        assertFalse(partition.maybeShrinkIsr(MAX_LAG_MS, SECOND_STALLED), "exactly the max lag: still in");
+        assertTrue(partition.maybeShrinkIsr(MAX_LAG_MS + 1, SECOND_STALLED));
+        assertEquals(List.of(0, 1), partition.isr());
+        assertEquals(Errors.NONE, partition.replicationStatus(1), "ISR of 2 meets min.insync.replicas = 2");
+    }
+
+    @Test
+    void belowMinInsyncReplicasAProduceIsRefusedOrCompletesWithNotEnoughReplicasAfterAppend() {
+        partition.append(1);
+        assertTrue(partition.maybeShrinkIsr(MAX_LAG_MS + 1, new boolean[] {false, false}));
+        assertEquals(List.of(0), partition.isr());
+        assertTrue(partition.isrBelowMinimum());
+        assertEquals(Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND, partition.replicationStatus(1));
+    }
+
+    @Test
+    void aFetchingFollowerAtTheLeadersEndIsCaughtUpEvenWithoutTraffic() {
+        assertFalse(partition.maybeShrinkIsr(10 * MAX_LAG_MS, BOTH_FETCHING));
+        assertTrue(partition.maybeShrinkIsr(10 * MAX_LAG_MS + MAX_LAG_MS + 1, SECOND_STALLED), "a stalled one is not");
+    }
+
+    @Test
+    void aFollowerRejoinsTheIsrWhenItReachesTheHighWatermark() {
+        partition.append(4);
+        partition.onFollowerFetch(1, 4, 50);
+        partition.maybeShrinkIsr(MAX_LAG_MS + 1, SECOND_STALLED);
+        assertEquals(List.of(0, 1), partition.isr());
+
+        assertEquals(FetchResult.ADVANCED, partition.onFollowerFetch(2, 3, 150));
+        assertEquals(List.of(0, 1), partition.isr(), "behind the high watermark 4");
+        assertEquals(FetchResult.REJOINED_ISR, partition.onFollowerFetch(2, 4, 160));
+        assertEquals(List.of(0, 1, 2), partition.isr());
+        assertFalse(partition.maybeShrinkIsr(160 + MAX_LAG_MS, BOTH_FETCHING), "caught up at 160: not dropped again at once");
+    }
+
+    @Test
+    void aFollowerRejoinsOnAnIdlePartitionWhenItFetchesAgain() {
+        partition.maybeShrinkIsr(MAX_LAG_MS + 1, SECOND_STALLED);
+        assertEquals(FetchResult.REJOINED_ISR, partition.onFollowerFetch(2, 0, 500));
+        assertEquals(List.of(0, 1, 2), partition.isr());
+    }
+}

@@ -1,0 +1,52 @@
+package io.purgatory.demo.broker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.purgatory.demo.broker.WireClient.Answer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.protocol.Errors;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/** Closing the broker answers every parked request before the connections close. */
+@Tag("integration")
+class ShutdownTest {
+
+    @Test
+    void closeAnswersEveryParkedRequestThenClosesTheConnections() throws Exception {
+        final DemoBroker broker = DemoBroker.start(BrokerConfig.builder().port(0).stallReplica(2).build());
+        final List<WireClient> clients = List.of(new WireClient(broker.port()), new WireClient(broker.port()), new WireClient(broker.port()));
+        final List<CompletableFuture<Answer>> parked = new ArrayList<>();
+        final List<CompletableFuture<Answer>> quick = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            final WireClient client = clients.get(i % clients.size());
+            parked.add(client.send(WireClient.produce("demo", i % 3, (short) -1, 600_000, 1)));
+            quick.add(client.send(WireClient.produce("demo", i % 3, (short) 1, 600_000, 1)));
+        }
+        Waits.soon().until(() -> broker.producePurgatoryMetrics().delayed() == parked.size());
+
+        broker.close();
+
+        for (CompletableFuture<Answer> future : parked) {
+            assertEquals(Errors.REQUEST_TIMED_OUT.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(future)).errorCode());
+        }
+        for (CompletableFuture<Answer> future : quick) {
+            assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(future)).errorCode());
+        }
+        for (WireClient client : clients) {
+            Waits.soon().until(() -> client.closedByBroker().isDone());
+            assertEquals(List.of(), client.protocolErrors());
+            client.close();
+        }
+        assertEquals(parked.size(), broker.producePurgatoryMetrics().expired());
+    }
+
+    @Test
+    void closeIsIdempotent() throws Exception {
+        final DemoBroker broker = DemoBroker.start(BrokerConfig.builder().port(0).build());
+        broker.close();
+        broker.close();
+    }
+}
