@@ -12,7 +12,9 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * The {@code demo-broker} command: parses options, starts a {@link DemoBroker}, and closes it on
@@ -30,13 +32,20 @@ import picocli.CommandLine.Option;
             ""},
         footer = {"",
             "Examples:",
-            "  demo-broker --port 0 --port-file broker.port",
-            "  demo-broker --stall-replica 2                            # acks=-1 produces time out",
-            "  demo-broker --stall-replica 2 --stall-ms 2500 --healthy-ms 4000   # acks and timeouts, alternating",
-            "  demo-broker --stall-replica 2 --replica-lag-time-max-ms 1000     # ISR shrinks: parked produces complete",
+            "  Pick a free port and write it to a file:",
+            "    demo-broker --port 0 --port-file broker.port",
+            "  Replica 2 never fetches: every acks=-1 produce times out:",
+            "    demo-broker --stall-replica 2",
+            "  Replica 2 stalls 2.5 s after every 4 s of fetching: acks, then timeouts:",
+            "    demo-broker --stall-replica 2 --stall-ms 2500 --healthy-ms 4000",
+            "  Replica 2 leaves the ISR after 1 s; parked produces then complete without it:",
+            "    demo-broker --stall-replica 2 --replica-lag-time-max-ms 1000",
             "",
             "Stop it with Ctrl-C or SIGTERM: parked requests are answered before connections close."})
 public final class BrokerMain implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
 
     @Option(names = "--port", paramLabel = "PORT", defaultValue = "" + BrokerConfig.DEFAULT_PORT,
             description = "TCP port to listen on; 0 picks a free port (logged, and written to --port-file). Default: ${DEFAULT-VALUE}.")
@@ -95,7 +104,16 @@ public final class BrokerMain implements Callable<Integer> {
     boolean console;
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new BrokerMain()).execute(args));
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The command, with option errors reported in two lines (the error, then where help is) instead of the whole usage. */
+    static CommandLine commandLine() {
+        return new CommandLine(new BrokerMain()).setParameterExceptionHandler((e, args) -> {
+            e.getCommandLine().getErr().println("demo-broker: " + e.getMessage());
+            e.getCommandLine().getErr().println("Try 'demo-broker --help' for the options.");
+            return CommandLine.ExitCode.USAGE;
+        });
     }
 
     @Override
@@ -105,7 +123,7 @@ public final class BrokerMain implements Callable<Integer> {
         try {
             broker = DemoBroker.start(config);
         } catch (Exception e) {
-            System.err.println("demo-broker: cannot listen on port " + config.port() + ": " + e.getMessage());
+            spec.commandLine().getErr().println("demo-broker: cannot listen on port " + config.port() + ": " + e.getMessage());
             return 1;
         }
         final CountDownLatch stopped = new CountDownLatch(1);
@@ -139,7 +157,7 @@ public final class BrokerMain implements Callable<Integer> {
         try {
             return builder.build();
         } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
     }
 

@@ -1,0 +1,55 @@
+package io.purgatory.demo.broker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.ServerSocket;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** The command line: help, option errors, a port that is taken. */
+class BrokerMainTest {
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private int run(String... args) {
+        final CommandLine command = BrokerMain.commandLine();
+        command.setOut(new PrintWriter(out, true));
+        command.setErr(new PrintWriter(err, true));
+        return command.execute(args);
+    }
+
+    @Test
+    void helpExplainsEveryKnob() {
+        assertEquals(0, run("--help"));
+        for (String option : new String[] {"--port", "--topic", "--replicas", "--replica-lag-ms", "--replica-lag-jitter-ms",
+                "--stall-replica", "--stall-ms", "--healthy-ms", "--replica-lag-time-max-ms", "--min-insync-replicas",
+                "--max-frame-bytes", "REQUEST_TIMED_OUT"}) {
+            assertTrue(out.toString().contains(option), "help mentions " + option);
+        }
+    }
+
+    @Test
+    void aBadOptionIsReportedInTwoLinesWithExitCodeTwo() {
+        assertEquals(2, run("--topic", "demo:x"));
+        assertEquals("demo-broker: Invalid value for option '--topic' (NAME:PARTITIONS): expected NAME:PARTITIONS, e.g. demo:3, but was 'demo:x'"
+                + System.lineSeparator() + "Try 'demo-broker --help' for the options." + System.lineSeparator(), err.toString());
+    }
+
+    @Test
+    void anImpossibleConfigurationIsAnOptionError() {
+        assertEquals(2, run("--replicas", "1", "--stall-replica", "2"));
+        assertTrue(err.toString().startsWith("demo-broker: stalled replica 2 does not exist: followers are 1..1"), err.toString());
+    }
+
+    @Test
+    void aPortInUseIsOneLineAndExitCodeOne() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0)) {
+            assertEquals(1, run("--port", String.valueOf(taken.getLocalPort())));
+            assertTrue(err.toString().startsWith("demo-broker: cannot listen on port " + taken.getLocalPort() + ": "), err.toString());
+            assertEquals(1, err.toString().lines().count(), err.toString());
+        }
+    }
+}
