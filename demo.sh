@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The demo, start to finish: builds the broker and client, starts the broker on a free port with
+# follower replica 2 stalling for 2.5 s after every 3 s of fetching, drives acks=-1 produce load
+# at it with the client (live lines, then the summary: acks versus timeouts), and stops the broker.
+# Extra arguments go to the client, e.g. ./demo.sh --requests 5000 --rate 500
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")"
+
+echo "== building (mvn -B -q -DskipTests package)"
+mvn -B -q -DskipTests package
+
+work="$(mktemp -d)"
+broker_pid=""
+stop_broker() {
+  if [[ -n "$broker_pid" ]] && kill -0 "$broker_pid" 2>/dev/null; then
+    kill -TERM "$broker_pid"
+    wait "$broker_pid" || true
+  fi
+  rm -rf "$work"
+}
+trap stop_broker EXIT
+
+echo "== starting demo-broker: topic demo with 3 partitions, followers 1 and 2, replica 2 stalls 2.5 s of every 5.5 s"
+java -jar demo-broker/target/demo-broker.jar --port 0 --port-file "$work/port" \
+  --topic demo:3 --replicas 2 --replica-lag-ms 5 --replica-lag-jitter-ms 3 \
+  --stall-replica 2 --healthy-ms 3000 --stall-ms 2500 &
+broker_pid=$!
+
+for _ in $(seq 1 300); do
+  [[ -s "$work/port" ]] && break
+  kill -0 "$broker_pid" 2>/dev/null || { echo "demo-broker did not start" >&2; exit 1; }
+  sleep 0.1
+done
+[[ -s "$work/port" ]] || { echo "demo-broker did not report its port within 30 s" >&2; exit 1; }
+port="$(tr -d '[:space:]' < "$work/port")"
+
+echo "== running demo-client against localhost:$port: acks=-1, request timeout 1000 ms"
+status=0
+java -jar demo-client/target/demo-client.jar --bootstrap "localhost:$port" --topic demo \
+  --requests 3000 --rate 300 --concurrency 500 --acks -1 --timeout-ms 1000 --record-size 100 "$@" || status=$?
+
+echo "== stopping demo-broker"
+stop_broker
+broker_pid=""
+exit "$status"
