@@ -21,6 +21,8 @@ import java.util.TreeSet;
  * @param replicaLagTimeMaxMs a follower not caught up for longer than this leaves the ISR
  * @param minInsyncReplicas acks=-1 needs at least this many ISR replicas, leader included
  * @param maxFrameBytes largest request frame accepted; a larger one closes the connection
+ * @param maxInFlightPerConnection requests a connection may have awaiting responses before the
+ *     broker stops reading from it
  */
 public record BrokerConfig(
         int port,
@@ -33,7 +35,8 @@ public record BrokerConfig(
         long healthyMs,
         long replicaLagTimeMaxMs,
         int minInsyncReplicas,
-        int maxFrameBytes) {
+        int maxFrameBytes,
+        int maxInFlightPerConnection) {
 
     public static final int DEFAULT_PORT = 9092;
     public static final String DEFAULT_TOPIC = "demo";
@@ -58,6 +61,7 @@ public record BrokerConfig(
         require(minInsyncReplicas >= 1 && minInsyncReplicas <= followers + 1,
                 "min in-sync replicas must be 1.." + (followers + 1) + " (leader + followers), was " + minInsyncReplicas);
         require(maxFrameBytes >= 1024, "max frame bytes must be >= 1024, was " + maxFrameBytes);
+        require(maxInFlightPerConnection >= 1, "max in-flight requests per connection must be >= 1, was " + maxInFlightPerConnection);
     }
 
     public static Builder builder() {
@@ -83,6 +87,7 @@ public record BrokerConfig(
         private long replicaLagTimeMaxMs = 30_000;
         private int minInsyncReplicas = 2;
         private int maxFrameBytes = 16 * 1024 * 1024;
+        private int maxInFlightPerConnection = 1024;
 
         private Builder() {
         }
@@ -136,10 +141,15 @@ public record BrokerConfig(
             return this;
         }
 
+        public Builder maxInFlightPerConnection(int maxInFlightPerConnection) {
+            this.maxInFlightPerConnection = maxInFlightPerConnection;
+            return this;
+        }
+
         public BrokerConfig build() {
             final Map<String, Integer> topicsOrDefault = topics.isEmpty() ? Map.of(DEFAULT_TOPIC, DEFAULT_PARTITIONS) : topics;
             return new BrokerConfig(port, topicsOrDefault, followers, replicaLagMs, replicaLagJitterMs, stalledReplicas,
-                    stallMs, healthyMs, replicaLagTimeMaxMs, minInsyncReplicas, maxFrameBytes);
+                    stallMs, healthyMs, replicaLagTimeMaxMs, minInsyncReplicas, maxFrameBytes, maxInFlightPerConnection);
         }
     }
 }

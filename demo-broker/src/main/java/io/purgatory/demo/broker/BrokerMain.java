@@ -99,6 +99,11 @@ public final class BrokerMain implements Callable<Integer> {
                     + " Default: ${DEFAULT-VALUE}.")
     int maxFrameBytes;
 
+    @Option(names = "--max-in-flight-per-connection", paramLabel = "N", defaultValue = "1024",
+            description = "A connection with N requests awaiting responses is not read from until one is answered"
+                    + " (Kafka reads one at a time). Default: ${DEFAULT-VALUE}.")
+    int maxInFlightPerConnection;
+
     @Option(names = "--console",
             description = "Read commands from standard input: 'stall ID', 'resume ID', 'isr', 'quit'.")
     boolean console;
@@ -151,7 +156,8 @@ public final class BrokerMain implements Callable<Integer> {
                 .stallCycle(stallMs, healthyMs)
                 .replicaLagTimeMaxMs(replicaLagTimeMaxMs)
                 .minInsyncReplicas(minInsyncReplicas)
-                .maxFrameBytes(maxFrameBytes);
+                .maxFrameBytes(maxFrameBytes)
+                .maxInFlightPerConnection(maxInFlightPerConnection);
         topics.forEach(topic -> builder.topic(topic.name(), topic.partitions()));
         stalledReplicas.forEach(builder::stallReplica);
         try {

@@ -28,7 +28,9 @@ import org.slf4j.LoggerFactory;
  * {@link io.purgatory.DelayedOperationPurgatory} for simulated followers.
  *
  * <p>Frames are a 4-byte big-endian length and a request; a negative length or one above
- * {@link BrokerConfig#maxFrameBytes()} closes that connection.
+ * {@link BrokerConfig#maxFrameBytes()} closes that connection. A connection with
+ * {@link BrokerConfig#maxInFlightPerConnection()} requests awaiting responses is not read from
+ * until one is answered.
  *
  * <p>{@link #close()} loses no request: it stops accepting, answers every parked produce (the
  * partitions still waiting get {@code REQUEST_TIMED_OUT}), waits until those responses are flushed,
@@ -69,7 +71,7 @@ public final class DemoBroker implements AutoCloseable {
                             channel.pipeline()
                                     .addLast("frames", new LengthFieldBasedFrameDecoder(config.maxFrameBytes(), 0, 4, 0, 4))
                                     .addLast("length", new LengthFieldPrepender(4))
-                                    .addLast("requests", new KafkaRequestHandler(apis));
+                                    .addLast("requests", new KafkaRequestHandler(apis, config.maxInFlightPerConnection()));
                         }
                     })
                     .bind(config.port())

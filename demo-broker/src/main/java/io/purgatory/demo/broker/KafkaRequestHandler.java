@@ -2,10 +2,11 @@ package io.purgatory.demo.broker;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
@@ -21,16 +22,26 @@ import org.slf4j.LoggerFactory;
  * are not affected. An {@code ApiVersions} request in a version too new is answered in version 0
  * with {@code UNSUPPORTED_VERSION}, so the client can retry with one we know.
  *
+ * <p>Back-pressure, like a Kafka broker muting a channel: while {@code maxInFlight} requests of
+ * this connection await their responses, further frames wait here unhandled and the socket is not
+ * read (nor while it cannot take more responses), so one client cannot make the broker hold
+ * unbounded work.
+ *
  * <p>One instance per channel; not thread-safe, confined to the channel's event loop.
  */
-final class KafkaRequestHandler extends SimpleChannelInboundHandler<ByteBuf> {
+final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(KafkaRequestHandler.class);
 
     private final KafkaApis apis;
+    private final int maxInFlight;
+    private final ArrayDeque<ByteBuf> unhandled = new ArrayDeque<>();
+    private ChannelHandlerContext ctx;
     private ResponseQueue responses;
+    private boolean handling; // a response written while handling a frame must not recurse into the loop
 
-    KafkaRequestHandler(KafkaApis apis) {
+    KafkaRequestHandler(KafkaApis apis, int maxInFlight) {
         this.apis = apis;
+        this.maxInFlight = maxInFlight;
     }
 
     ResponseQueue responses() {
@@ -39,41 +50,26 @@ final class KafkaRequestHandler extends SimpleChannelInboundHandler<ByteBuf> {
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
-        responses = new ResponseQueue(ctx.channel());
+        this.ctx = ctx;
+        this.responses = new ResponseQueue(ctx.channel(), this::handleFrames);
     }
 
     @Override
-    protected void channelRead0(ChannelHandlerContext ctx, ByteBuf frame) {
-        final ByteBuffer buffer = frame.nioBuffer(); // used only within this call; the frame is released after it
-        final RequestHeader header;
-        try {
-            header = RequestHeader.parse(buffer);
-        } catch (RuntimeException e) {
-            close(ctx, "malformed request header (" + describe(e) + ")");
-            return;
-        }
-        final ApiKeys api = header.apiKey();
-        if (!KafkaApis.SUPPORTED.contains(api)) {
-            close(ctx, "unsupported API " + api + " v" + header.apiVersion());
-            return;
-        }
-        if (!api.isVersionSupported(header.apiVersion())) {
-            if (api == ApiKeys.API_VERSIONS) {
-                responses.reserve(header).sendAsVersionZero(KafkaApis.apiVersions(Errors.UNSUPPORTED_VERSION));
-            } else {
-                close(ctx, "unsupported version " + header.apiVersion() + " of " + api);
-            }
-            return;
-        }
-        final AbstractRequest request;
-        try {
-            request = AbstractRequest.parseRequest(api, header.apiVersion(), new ByteBufferAccessor(buffer)).request;
-        } catch (RuntimeException e) {
-            close(ctx, "malformed " + api + " v" + header.apiVersion() + " request (" + describe(e) + ")");
-            return;
-        }
-        final InetSocketAddress local = (InetSocketAddress) ctx.channel().localAddress();
-        apis.handle(header, request, local.getHostString(), local.getPort(), responses.reserve(header));
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        unhandled.forEach(ByteBuf::release);
+        unhandled.clear();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object frame) {
+        unhandled.add((ByteBuf) frame);
+        handleFrames();
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        handleFrames();
+        ctx.fireChannelWritabilityChanged();
     }
 
     @Override
@@ -82,16 +78,69 @@ final class KafkaRequestHandler extends SimpleChannelInboundHandler<ByteBuf> {
             log.debug("connection from {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
             ctx.close();
         } else {
-            close(ctx, "bad frame (" + describe(cause) + ")");
+            close("bad frame (" + describe(cause) + ")");
         }
+    }
+
+    /** Handles waiting frames while fewer than {@code maxInFlight} responses are owed, then decides whether to read on. */
+    private void handleFrames() {
+        if (handling) {
+            return;
+        }
+        handling = true;
+        try {
+            while (!unhandled.isEmpty() && responses.inFlight() < maxInFlight && ctx.channel().isActive()) {
+                final ByteBuf frame = unhandled.poll();
+                try {
+                    handle(frame.nioBuffer()); // the buffer is used only within this call
+                } finally {
+                    frame.release();
+                }
+            }
+        } finally {
+            handling = false;
+        }
+        ctx.channel().config().setAutoRead(unhandled.isEmpty() && responses.inFlight() < maxInFlight && ctx.channel().isWritable());
+    }
+
+    private void handle(ByteBuffer buffer) {
+        final RequestHeader header;
+        try {
+            header = RequestHeader.parse(buffer);
+        } catch (RuntimeException e) {
+            close("malformed request header (" + describe(e) + ")");
+            return;
+        }
+        final ApiKeys api = header.apiKey();
+        if (!KafkaApis.SUPPORTED.contains(api)) {
+            close("unsupported API " + api + " v" + header.apiVersion());
+            return;
+        }
+        if (!api.isVersionSupported(header.apiVersion())) {
+            if (api == ApiKeys.API_VERSIONS) {
+                responses.reserve(header).sendAsVersionZero(KafkaApis.apiVersions(Errors.UNSUPPORTED_VERSION));
+            } else {
+                close("unsupported version " + header.apiVersion() + " of " + api);
+            }
+            return;
+        }
+        final AbstractRequest request;
+        try {
+            request = AbstractRequest.parseRequest(api, header.apiVersion(), new ByteBufferAccessor(buffer)).request;
+        } catch (RuntimeException e) {
+            close("malformed " + api + " v" + header.apiVersion() + " request (" + describe(e) + ")");
+            return;
+        }
+        final InetSocketAddress local = (InetSocketAddress) ctx.channel().localAddress();
+        apis.handle(header, request, local.getHostString(), local.getPort(), responses.reserve(header));
+    }
+
+    private void close(String reason) {
+        log.warn("closing connection from {}: {}", ctx.channel().remoteAddress(), reason);
+        ctx.close();
     }
 
     private static String describe(Throwable e) {
         return e.getMessage() != null ? e.getMessage() : e.toString();
-    }
-
-    private static void close(ChannelHandlerContext ctx, String reason) {
-        log.warn("closing connection from {}: {}", ctx.channel().remoteAddress(), reason);
-        ctx.close();
     }
 }

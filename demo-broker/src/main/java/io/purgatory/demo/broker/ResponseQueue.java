@@ -24,11 +24,14 @@ import org.apache.kafka.common.requests.ResponseHeader;
  */
 final class ResponseQueue {
     private final Channel channel;
+    private final Runnable onResponsesWritten;
     private final ArrayDeque<Slot> slots = new ArrayDeque<>(); // event loop only
     private ChannelFuture lastWrite; // event loop only
 
-    ResponseQueue(Channel channel) {
+    /** @param onResponsesWritten runs on the event loop after responses left the queue */
+    ResponseQueue(Channel channel, Runnable onResponsesWritten) {
         this.channel = channel;
+        this.onResponsesWritten = onResponsesWritten;
     }
 
     /** Reserves the next response slot; on the event loop. */
@@ -36,6 +39,11 @@ final class ResponseQueue {
         final Slot slot = new Slot(header);
         slots.add(slot);
         return slot;
+    }
+
+    /** Requests whose responses have not been written yet; on the event loop. */
+    int inFlight() {
+        return slots.size();
     }
 
     /**
@@ -54,8 +62,10 @@ final class ResponseQueue {
 
     private void drain() {
         boolean wrote = false;
+        boolean dequeued = false;
         while (!slots.isEmpty() && slots.peek().done) {
             final Slot head = slots.poll();
+            dequeued = true;
             if (head.bytes != null) {
                 lastWrite = channel.write(Unpooled.wrappedBuffer(head.bytes));
                 wrote = true;
@@ -63,6 +73,9 @@ final class ResponseQueue {
         }
         if (wrote) {
             channel.flush();
+        }
+        if (dequeued) {
+            onResponsesWritten.run();
         }
     }
 

@@ -181,4 +181,37 @@ class DemoBrokerTest {
         assertEquals(3, metadata.topicMetadata().stream().filter(t -> t.topic().equals("demo")).findFirst().orElseThrow()
                 .partitionMetadata().size());
     }
+
+    @Test
+    void aConnectionWithMaxInFlightRequestsIsNotReadUntilOneIsAnswered() throws Exception {
+        final WireClient client = start(BrokerConfig.builder().followers(2).stallReplica(2).maxInFlightPerConnection(4));
+        final List<CompletableFuture<Answer>> sent = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            sent.add(client.send(WireClient.produce("demo", 0, ACKS_ALL, 60_000, 1)));
+        }
+        Waits.soon().until(() -> broker.producePurgatoryMetrics().delayed() == 4);
+        assertEquals(4, broker.logEndOffset("demo", 0), "requests past the fourth are still unread");
+
+        broker.resumeReplica(2);
+
+        for (int i = 0; i < sent.size(); i++) {
+            final PartitionProduceResponse response = partitionResponse(answer(sent.get(i)));
+            assertEquals(Errors.NONE.code(), response.errorCode());
+            assertEquals(i, response.baseOffset());
+        }
+    }
+
+    @Test
+    void thousandsOfPipelinedRequestsAreAllAnsweredInOrder() throws Exception {
+        final WireClient client = start(BrokerConfig.builder().maxInFlightPerConnection(16));
+        final List<CompletableFuture<Answer>> sent = new ArrayList<>();
+        for (int i = 0; i < 5_000; i++) {
+            sent.add(client.send(WireClient.produce("demo", 0, (short) (i % 2 == 0 ? 1 : -1), 60_000, 1)));
+        }
+        for (int i = 0; i < sent.size(); i++) {
+            final PartitionProduceResponse response = partitionResponse(answer(sent.get(i)));
+            assertEquals(Errors.NONE.code(), response.errorCode());
+            assertEquals(i, response.baseOffset());
+        }
+    }
 }

@@ -27,10 +27,11 @@ import org.apache.kafka.common.requests.RequestHeader;
 final class WireClient implements AutoCloseable {
     private final Socket socket;
     private final DataOutputStream out;
-    private final ArrayDeque<Pending> pending = new ArrayDeque<>(); // guarded by itself
+    private final Object writeLock = new Object(); // orders frames on the socket; held while writing
+    private final ArrayDeque<Pending> pending = new ArrayDeque<>(); // guarded by itself, never held while blocking
     private final CompletableFuture<Void> closedByBroker = new CompletableFuture<>();
     private final List<String> protocolErrors = new CopyOnWriteArrayList<>();
-    private int nextCorrelationId; // guarded by pending
+    private int nextCorrelationId; // guarded by writeLock
 
     private record Pending(RequestHeader header, long sentNanos, CompletableFuture<Answer> answer) {
     }
@@ -50,12 +51,14 @@ final class WireClient implements AutoCloseable {
 
     /** Sends a request; the future completes with its response (never, for an acks=0 produce). */
     CompletableFuture<Answer> send(AbstractRequest request) throws IOException {
-        synchronized (pending) {
+        synchronized (writeLock) {
             final RequestHeader header = new RequestHeader(request.apiKey(), request.version(), "wire-client", nextCorrelationId++);
             final Pending p = new Pending(header, System.nanoTime(), new CompletableFuture<>());
             final boolean expectsResponse = !(request instanceof ProduceRequest) || ((ProduceRequest) request).acks() != 0;
             if (expectsResponse) {
-                pending.add(p);
+                synchronized (pending) {
+                    pending.add(p);
+                }
             }
             writeFrame(request.serializeWithHeader(header));
             return p.answer();
@@ -64,7 +67,7 @@ final class WireClient implements AutoCloseable {
 
     /** Writes bytes as they are, no length prefix added. */
     void sendRaw(byte[] bytes) throws IOException {
-        synchronized (pending) {
+        synchronized (writeLock) {
             out.write(bytes);
             out.flush();
         }
