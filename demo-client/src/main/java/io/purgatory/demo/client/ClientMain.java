@@ -105,7 +105,16 @@ public final class ClientMain implements Callable<Integer> {
     int connectTimeoutMs;
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new ClientMain()).execute(args));
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The command, with option errors reported in two lines (the error, then where help is) instead of the whole usage. */
+    static CommandLine commandLine() {
+        return new CommandLine(new ClientMain()).setParameterExceptionHandler((e, args) -> {
+            e.getCommandLine().getErr().println("demo-client: " + e.getMessage());
+            e.getCommandLine().getErr().println("Try 'demo-client --help' for the options.");
+            return 2;
+        });
     }
 
     @Override

@@ -115,9 +115,11 @@ class ClientMainTest {
         final Execution requests = Execution.of("--requests", "0");
 
         assertEquals(2, acks.exitCode(), acks::toString);
-        assertEquals("Invalid value for option '--acks': expected -1 (or all), 1 or 0, but was '2'", acks.errLines().get(0));
+        assertEquals(List.of("demo-client: Invalid value for option '--acks': expected -1 (or all), 1 or 0, but was '2'",
+                "Try 'demo-client --help' for the options."), acks.errLines());
         assertEquals(2, requests.exitCode(), requests::toString);
-        assertEquals("--requests must be at least 1, but was 0", requests.errLines().get(0));
+        assertEquals(List.of("demo-client: --requests must be at least 1, but was 0",
+                "Try 'demo-client --help' for the options."), requests.errLines());
     }
 
     @Test

@@ -11,7 +11,7 @@ record Execution(int exitCode, String out, String err) {
     static Execution of(String... args) {
         final StringWriter out = new StringWriter();
         final StringWriter err = new StringWriter();
-        final CommandLine command = new CommandLine(new ClientMain());
+        final CommandLine command = ClientMain.commandLine();
         command.setOut(new PrintWriter(out, true));
         command.setErr(new PrintWriter(err, true));
         final int exitCode = command.execute(args);
