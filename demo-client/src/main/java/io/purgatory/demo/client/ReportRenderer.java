@@ -121,7 +121,10 @@ final class ReportRenderer {
         return bucket == 0 ? "0-1" : (1L << (bucket - 1)) + "-" + (1L << bucket);
     }
 
-    /** Label, count, exact min, percentiles (HdrHistogram: highest equivalent value), exact max. */
+    /**
+     * Label, count, exact min, percentiles (HdrHistogram: highest equivalent value, clamped to the
+     * exact min and max so that no percentile reads above the max), exact max.
+     */
     private static String[] row(String label, RunReport.OutcomeSummary summary) {
         final Histogram micros = summary.latenciesMicros();
         final String[] row = new String[3 + PERCENTILES.length + 1];
@@ -129,7 +132,8 @@ final class ReportRenderer {
         row[1] = Long.toString(summary.count());
         row[2] = micros == null ? "-" : millis(summary.minMicros());
         for (int i = 0; i < PERCENTILES.length; i++) {
-            row[3 + i] = micros == null ? "-" : millis(micros.getValueAtPercentile(PERCENTILES[i]));
+            row[3 + i] = micros == null ? "-" : millis(Math.max(summary.minMicros(),
+                    Math.min(summary.maxMicros(), micros.getValueAtPercentile(PERCENTILES[i]))));
         }
         row[row.length - 1] = micros == null ? "-" : millis(summary.maxMicros());
         return row;

@@ -1,6 +1,7 @@
 package io.purgatory.demo.client;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -58,6 +59,16 @@ class ReportRendererTest {
                 + "  (latencies in ms from send to outcome; percentiles to 3 significant digits)" + NL
                 + NL;
         assertEquals(expected, summary.substring(0, expected.length()));
+    }
+
+    @Test
+    void noPercentileReadsAboveTheExactMaximum() {
+        final RunStats stats = new RunStats();
+        record(stats, Outcome.TIMED_OUT, 1_008_400, 1); // its HdrHistogram bucket reaches past 1008.5 ms
+
+        final String summary = ReportRenderer.summary(report(stats, 1));
+
+        assertTrue(summary.contains(NL + "  timed out      1  1008  1008  1008  1008   1008  1008" + NL), summary);
     }
 
     @Test
