@@ -18,7 +18,11 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code demo-broker} command: parses options, starts a {@link DemoBroker}, and closes it on
- * SIGTERM or Ctrl-C (answering parked requests first).
+ * SIGTERM or Ctrl-C (answering parked requests first). Exit status: 0 after a clean stop, 1 when
+ * the port cannot be bound, 2 for invalid options.
+ *
+ * <p>Not thread-safe: picocli fills the fields, then calls {@link #call()} once, on one thread; the
+ * broker it starts is thread-safe and is closed by the shutdown hook or the console's {@code quit}.
  */
 @Command(name = "demo-broker", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
         version = "demo-broker 0.1.0",
