@@ -1,0 +1,50 @@
+package io.purgatory.benchmarks.timer;
+
+import io.purgatory.timer.SystemTimer;
+import io.purgatory.timer.TimerTask;
+
+/**
+ * Our {@link SystemTimer} with its defaults. Its reaper thread owns the wheel; expired tasks run on
+ * its executor thread. Thread-safe.
+ */
+final class PurgatoryTimer implements TimerUnderTest {
+
+    private final SystemTimer timer = new SystemTimer("bench-purgatory");
+
+    @Override
+    public Scheduler<?> scheduler(Runnable onExpiry) {
+        return new Scheduler<Task>() {
+            @Override
+            public Task add(long delayMs) {
+                Task task = new Task(delayMs, onExpiry);
+                timer.add(task);
+                return task;
+            }
+
+            @Override
+            public void cancel(Task task) {
+                task.cancel();
+            }
+        };
+    }
+
+    @Override
+    public void close() {
+        timer.close();
+    }
+
+    /** A single-use task: our timer links the task itself into its buckets. */
+    private static final class Task extends TimerTask {
+        private final Runnable onExpiry;
+
+        Task(long delayMs, Runnable onExpiry) {
+            super(delayMs);
+            this.onExpiry = onExpiry;
+        }
+
+        @Override
+        public void run() {
+            onExpiry.run();
+        }
+    }
+}

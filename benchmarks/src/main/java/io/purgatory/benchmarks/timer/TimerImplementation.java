@@ -1,0 +1,42 @@
+package io.purgatory.benchmarks.timer;
+
+/**
+ * The timers compared, as a JMH {@code @Param}: every one at a 1 ms resolution, with one thread that
+ * advances it.
+ */
+public enum TimerImplementation {
+    /** {@code io.purgatory.timer.SystemTimer}: tick 1 ms, 20 buckets per level (the defaults). */
+    PURGATORY {
+        @Override
+        public TimerUnderTest open() {
+            return new PurgatoryTimer();
+        }
+    },
+    /**
+     * Kafka 4.4.0's {@code org.apache.kafka.server.util.timer.SystemTimer} (tick 1 ms, 20 buckets),
+     * advanced by Kafka's own {@code SystemTimerReaper} thread.
+     */
+    KAFKA {
+        @Override
+        public TimerUnderTest open() {
+            return new KafkaTimer();
+        }
+    },
+    /** Netty's {@code HashedWheelTimer} with a 1 ms tick and 512 buckets; tasks run on its worker thread. */
+    NETTY {
+        @Override
+        public TimerUnderTest open() {
+            return new NettyTimer();
+        }
+    },
+    /** A one-thread {@code ScheduledThreadPoolExecutor} with {@code setRemoveOnCancelPolicy(true)}. */
+    JDK {
+        @Override
+        public TimerUnderTest open() {
+            return new JdkTimer();
+        }
+    };
+
+    /** Starts a fresh timer of this implementation. */
+    public abstract TimerUnderTest open();
+}
