@@ -1,0 +1,11 @@
+package io.purgatory.benchmarks.perf;
+
+/** An offered operation, seen from the driver: it waits until the driver makes its condition hold. */
+interface Completable {
+
+    /**
+     * Makes the operation's condition hold from now on; the next {@code tryComplete} completes it.
+     * Called once, by the driver thread, just before it calls {@code checkAndComplete}.
+     */
+    void makeCompletable();
+}

@@ -1,0 +1,32 @@
+package io.purgatory.benchmarks.perf;
+
+/** The purgatories compared, each with its defaults: its own timer, purge interval 1000, reaper on. */
+enum PurgatoryImplementation {
+    /** {@code io.purgatory.DelayedOperationPurgatory}. */
+    OURS("ours") {
+        @Override
+        PurgatoryUnderTest open(Outcomes outcomes) {
+            return new OurPurgatory(outcomes);
+        }
+    },
+    /** Kafka 4.4.0's {@code org.apache.kafka.server.purgatory.DelayedOperationPurgatory}. */
+    KAFKA("kafka") {
+        @Override
+        PurgatoryUnderTest open(Outcomes outcomes) {
+            return new KafkaPurgatory(outcomes);
+        }
+    };
+
+    private final String label;
+
+    PurgatoryImplementation(String label) {
+        this.label = label;
+    }
+
+    /** A fresh purgatory whose operations record into outcomes. */
+    abstract PurgatoryUnderTest open(Outcomes outcomes);
+
+    String label() {
+        return label;
+    }
+}

@@ -1,0 +1,68 @@
+package io.purgatory.benchmarks.perf;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Function;
+import org.HdrHistogram.Histogram;
+
+/** The tables the tool prints, one per mode, every figure of every purgatory side by side. */
+final class Reports {
+
+    private static final double[] PERCENTILES = {50, 90, 99, 99.9};
+
+    private Reports() {
+    }
+
+    static ComparisonTable<LoadResult> load(List<String> labels, List<LoadResult> results) {
+        ComparisonTable<LoadResult> table = new ComparisonTable<>(labels, results)
+                .row("requests offered", LoadResult::offered, Figures::count)
+                .row("achieved rate (requests/s)", LoadResult::achievedRate, Figures::count)
+                .row("completed", r -> r.outcomes().completed(), Figures::count)
+                .row("expired", r -> r.outcomes().expired(), Figures::count)
+                .row("expired before the deadline", r -> r.outcomes().expiredEarly(), Figures::count)
+                .row("  the earliest, by", r -> r.outcomes().maxEarlinessNanos(), Figures::duration)
+                .row("pending when the window closed", LoadResult::pendingAtEnd, Figures::count)
+                .row("CPU per request, process", LoadResult::processCpuPerRequest, Figures::duration)
+                .row("CPU per request, driver thread", LoadResult::driverCpuPerRequest, Figures::duration)
+                .row("CPU per request, all but driver", LoadResult::nonDriverCpuPerRequest, Figures::duration);
+        percentiles(table, "completion latency", r -> r.outcomes().completionLatency());
+        percentiles(table, "expiry lateness", r -> r.outcomes().expiryLateness());
+        return table
+                .row("peak heap after GC (MiB)", LoadResult::peakHeapAfterGc, Figures::mebibytes)
+                .row("heap after full GC at end (MiB)", LoadResult::heapAfterFullGc, Figures::mebibytes);
+    }
+
+    static ComparisonTable<ScaleResult> scale(List<String> labels, List<ScaleResult> results) {
+        return new ComparisonTable<>(labels, results)
+                .row("operations offered", ScaleResult::offered, Figures::count)
+                .row("operations pending", ScaleResult::held, Figures::count)
+                .row("heap after full GC, before (MiB)", ScaleResult::heapBefore, Figures::mebibytes)
+                .row("heap after full GC, holding (MiB)", ScaleResult::heapHolding, Figures::mebibytes)
+                .row("bytes per pending operation", ScaleResult::bytesPerOperation, Figures::count)
+                .row("offer rate, one thread (ops/s)", ScaleResult::offerRate, Figures::count)
+                .row("CPU per offer, process", ScaleResult::cpuPerOffer, Figures::duration);
+    }
+
+    private static void percentiles(ComparisonTable<LoadResult> table, String name,
+                                    Function<LoadResult, Histogram> histogram) {
+        table.row(name + " count", r -> histogram.apply(r).getTotalCount(), Figures::count);
+        for (double percentile : PERCENTILES) {
+            table.row(name + " p" + label(percentile), r -> valueAt(histogram.apply(r), percentile), Figures::duration);
+        }
+        table.row(name + " max", r -> valueAt(histogram.apply(r), 100), Figures::duration);
+    }
+
+    /** The value at a percentile (100: the maximum); NaN for an empty histogram. */
+    static double valueAt(Histogram histogram, double percentile) {
+        if (histogram.getTotalCount() == 0) {
+            return Double.NaN;
+        }
+        return percentile == 100 ? histogram.getMaxValue() : histogram.getValueAtPercentile(percentile);
+    }
+
+    private static String label(double percentile) {
+        return percentile == Math.rint(percentile)
+                ? Long.toString((long) percentile)
+                : String.format(Locale.ROOT, "%s", percentile);
+    }
+}
