@@ -1,10 +1,6 @@
 package io.purgatory.timer;
 
 import java.util.Objects;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
@@ -19,13 +15,24 @@ import org.slf4j.LoggerFactory;
  * <p>The wheel ({@link TimingWheel}) belongs to the reaper thread alone. Other threads hand work
  * over through two lock-free stacks linked through the tasks themselves: {@link #add} pushes the
  * task on {@code added}; a {@link TimerTask#cancel()} that wins against a task already in the wheel
- * pushes it on {@code cancelled}, and the reaper unlinks it in O(1). A push onto an empty stack
- * unparks the reaper, so hand-offs are taken at once and a cancelled task (with whatever it
- * references) does not stay reachable until its bucket comes round.
+ * pushes it on {@code cancelled}, and the reaper unlinks it in O(1).
  *
  * <p>The reaper loop: take the cancellations, take the adds, move the wheel to the current tick
  * (expired tasks go to the executor in due order), then park until the earliest non-empty bucket
  * is due, or indefinitely when the wheel is empty. It never wakes every tick while idle.
+ *
+ * <p>Wake-ups are paid only when they change something. Before parking, the reaper publishes the
+ * tick it will wake at ({@code parkUntilTick}) and then looks at the stacks once more; a thread
+ * that pushed reads {@code parkUntilTick} after its push (the volatile accesses on each side make
+ * one of them see the other). A hand-off unparks the reaper only if its task is due before that
+ * tick, or if it pushed onto an empty stack while the reaper sleeps longer than
+ * {@value #HANDOFF_SLACK_TICKS} ticks. A reaper that took hand-offs in its last round sleeps at
+ * most that long, so under steady traffic no add or cancel pays for a wake-up, while a cancelled
+ * task (with whatever it references) is still unlinked within that bound, not when its bucket comes
+ * round, and the stacks never grow for longer than that.
+ *
+ * <p>Expired tasks go to the executor thread through a third stack, linked through the tasks, and
+ * one unpark per batch: no allocation and no lock per expiry.
  *
  * <p>Time is {@link System#nanoTime()} measured from construction, so wall-clock jumps cannot
  * fire or stall tasks, and no comparison crosses the sign of {@code nanoTime}. A task's due tick is
@@ -36,14 +43,19 @@ import org.slf4j.LoggerFactory;
  * {@link #add}. An exception thrown by a task is logged and does not stop the timer. Thread names
  * are {@code <name>-reaper} and {@code <name>-executor}; both threads are daemons.
  *
- * <p>Thread-safe. Fields: {@code wheel}, and the link fields of every task in it, are confined to
- * the reaper thread; {@code added}, {@code cancelled}, {@code size} and {@code closed} are atomics
- * shared by all threads.
+ * <p>Thread-safe. Fields: {@code wheel}, {@code parkedAtTick} and the link fields of every task in
+ * the wheel are written by the reaper thread only; {@code added}, {@code cancelled},
+ * {@code expired}, {@code size}, {@code closed}, {@code reaperDone} and {@code parkUntilTick} are
+ * atomics or volatiles shared by all threads.
  */
 public final class SystemTimer implements Timer, TaskHost {
 
     private static final Logger LOG = LoggerFactory.getLogger(SystemTimer.class);
     private static final long NANOS_PER_MS = 1_000_000L;
+    /** {@code parkUntilTick} while the reaper runs: no hand-off needs to wake it. */
+    private static final long AWAKE = Long.MIN_VALUE;
+    /** The longest a hand-off waits for the reaper: how long it sleeps after taking hand-offs. */
+    static final long HANDOFF_SLACK_TICKS = 10;
 
     private final String name;
     private final long tickNanos;
@@ -51,11 +63,18 @@ public final class SystemTimer implements Timer, TaskHost {
     private final TimingWheel wheel;
     private final AtomicReference<TimerTask> added = new AtomicReference<>();
     private final AtomicReference<TimerTask> cancelled = new AtomicReference<>();
+    private final AtomicReference<TimerTask> expired = new AtomicReference<>();
     private final LongAdder size = new LongAdder();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Consumer<TimerTask> expire = this::expire;
-    private final ExecutorService executor;
     private final Thread reaper;
+    private final Thread executor;
+    private volatile long parkUntilTick = AWAKE;
+    /** The tick the reaper parked at; written before {@code parkUntilTick}, read after it. */
+    private long parkedAtTick;
+    private volatile boolean reaperDone;
+    /** Whether the reaper pushed onto an empty {@code expired} stack in this round; reaper only. */
+    private boolean expiredBatchStarted;
 
     /** A timer with Kafka's defaults: a 1 ms tick and 20 buckets per level. */
     public SystemTimer(String name) {
@@ -75,9 +94,9 @@ public final class SystemTimer implements Timer, TaskHost {
         this.tickNanos = tickMs * NANOS_PER_MS;
         this.startNanos = System.nanoTime();
         this.wheel = new TimingWheel(wheelSize, 0);
-        this.executor = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
-                r -> daemon(r, name + "-executor"));
+        this.executor = daemon(this::runExpired, name + "-executor");
         this.reaper = daemon(this::reap, name + "-reaper");
+        executor.start();
         reaper.start();
     }
 
@@ -91,9 +110,14 @@ public final class SystemTimer implements Timer, TaskHost {
             throw new IllegalStateException("timer " + name + " is closed");
         }
         long deadlineNanos = saturatedAdd(elapsedNanos(), saturatedMultiply(task.delayMs(), NANOS_PER_MS));
-        task.dueTick = ceilDiv(deadlineNanos, tickNanos);
+        long dueTick = ceilDiv(deadlineNanos, tickNanos);
+        task.dueTick = dueTick;
         size.increment();
-        push(added, task);
+        boolean wasEmpty = push(added, task);
+        long until = parkUntilTick;
+        if (dueTick < until || (wasEmpty && sleepsLong(until))) {
+            LockSupport.unpark(reaper);
+        }
     }
 
     @Override
@@ -121,7 +145,8 @@ public final class SystemTimer implements Timer, TaskHost {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        executor.shutdown(); // tasks already expired still run; the executor thread then ends
+        reaperDone = true;
+        LockSupport.unpark(executor); // tasks already expired still run; the executor thread then ends
     }
 
     @Override
@@ -132,46 +157,60 @@ public final class SystemTimer implements Timer, TaskHost {
     @Override
     public void cancelled(TimerTask task, int previousState) {
         size.decrement();
-        if (previousState == TimerTask.SCHEDULED) {
-            push(cancelled, task);
+        if (previousState == TimerTask.SCHEDULED && push(cancelled, task) && sleepsLong(parkUntilTick)) {
+            LockSupport.unpark(reaper); // unlink the task now, not when the reaper next wakes
         }
         // a QUEUED task is still on the add stack: the reaper drops it when it takes the stack
     }
 
-    private void push(AtomicReference<TimerTask> stack, TimerTask task) {
+    /** Whether a reaper parked until {@code until} sleeps longer than the hand-off slack. */
+    private boolean sleepsLong(long until) {
+        return until != AWAKE && until - parkedAtTick > HANDOFF_SLACK_TICKS;
+    }
+
+    /** Pushes onto a hand-off stack; returns whether the stack was empty. */
+    private static boolean push(AtomicReference<TimerTask> stack, TimerTask task) {
         TimerTask head;
         do {
             head = stack.get();
             task.handoffNext = head;
         } while (!stack.compareAndSet(head, task));
-        if (head == null) {
-            LockSupport.unpark(reaper);
-        }
+        return head == null;
     }
 
     private void reap() {
         while (!closed.get()) {
             long nowTick = elapsedNanos() / tickNanos;
-            takeCancellations();
-            takeAdds();
+            boolean tookHandoffs = takeCancellations() | takeAdds();
             wheel.advance(nowTick, expire);
-            if (added.get() != null || cancelled.get() != null) {
-                continue;
+            if (expiredBatchStarted) {
+                expiredBatchStarted = false;
+                LockSupport.unpark(executor);
             }
             long next = wheel.nextDueTick();
-            if (next == Long.MAX_VALUE) {
-                LockSupport.park(this);
-            } else {
-                long wait = saturatedMultiply(next, tickNanos) - elapsedNanos();
-                if (wait > 0) {
-                    LockSupport.parkNanos(this, wait);
+            if (tookHandoffs) {
+                next = Math.min(next, nowTick + HANDOFF_SLACK_TICKS); // more are likely on their way
+            }
+            parkedAtTick = nowTick;
+            parkUntilTick = next; // from here on, a hand-off decides whether to wake us
+            if (added.get() == null && cancelled.get() == null && !closed.get()) {
+                if (next == Long.MAX_VALUE) {
+                    LockSupport.park(this);
+                } else {
+                    long wait = saturatedMultiply(next, tickNanos) - elapsedNanos();
+                    if (wait > 0) {
+                        LockSupport.parkNanos(this, wait);
+                    }
                 }
             }
+            parkUntilTick = AWAKE;
         }
     }
 
-    private void takeCancellations() {
+    /** Unlinks the cancelled tasks handed over; returns whether there were any. */
+    private boolean takeCancellations() {
         TimerTask task = cancelled.getAndSet(null);
+        boolean took = task != null;
         while (task != null) {
             TimerTask next = task.handoffNext;
             task.handoffNext = null;
@@ -180,12 +219,15 @@ public final class SystemTimer implements Timer, TaskHost {
             }
             task = next;
         }
+        return took;
     }
 
-    private void takeAdds() {
+    /** Puts the added tasks into the wheel; returns whether there were any. */
+    private boolean takeAdds() {
         // the stack is last-in first-out: reverse it so that tasks sharing a bucket run in add order
         TimerTask reversed = null;
         TimerTask task = added.getAndSet(null);
+        boolean took = task != null;
         while (task != null) {
             TimerTask next = task.handoffNext;
             task.handoffNext = reversed;
@@ -200,12 +242,47 @@ public final class SystemTimer implements Timer, TaskHost {
             }
             reversed = next;
         }
+        return took;
     }
 
+    /** On the reaper: hands a due task to the executor (unparked once per round, in {@link #reap}). */
     private void expire(TimerTask task) {
         if (task.transition(TimerTask.SCHEDULED, TimerTask.EXPIRED)) {
             size.decrement();
-            executor.execute(() -> runTask(task));
+            if (push(expired, task)) {
+                expiredBatchStarted = true;
+            }
+        }
+    }
+
+    /** The executor thread: runs expired tasks in due order until the timer is closed and none are left. */
+    private void runExpired() {
+        while (true) {
+            TimerTask batch = expired.getAndSet(null);
+            if (batch == null) {
+                if (!reaperDone) {
+                    LockSupport.park(this);
+                    continue;
+                }
+                batch = expired.getAndSet(null); // the reaper has stopped: this is the last batch
+                if (batch == null) {
+                    return;
+                }
+            }
+            // the stack is last-in first-out: reverse it into due order
+            TimerTask reversed = null;
+            while (batch != null) {
+                TimerTask next = batch.handoffNext;
+                batch.handoffNext = reversed;
+                reversed = batch;
+                batch = next;
+            }
+            while (reversed != null) {
+                TimerTask next = reversed.handoffNext;
+                reversed.handoffNext = null;
+                runTask(reversed);
+                reversed = next;
+            }
         }
     }
 

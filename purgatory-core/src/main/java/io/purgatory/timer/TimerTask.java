@@ -57,7 +57,7 @@ public abstract class TimerTask implements Runnable {
     TimerTask prev;
     TimerTask next;
     TaskList list;
-    /** Link in a lock-free hand-off stack (adds, then at most once cancellations). */
+    /** Link in a lock-free hand-off stack: adds, then at most once cancellations or expiries. */
     TimerTask handoffNext;
 
     /**
