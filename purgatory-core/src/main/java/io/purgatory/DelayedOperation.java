@@ -168,7 +168,9 @@ public abstract class DelayedOperation extends TimerTask {
         do {
             if (tryLock()) {
                 try {
-                    retryPending = false;
+                    if (retryPending) {
+                        retryPending = false; // a volatile write is a full fence: skip it when the flag is clear
+                    }
                     done = !completed && tryComplete();
                 } finally {
                     unlock();
