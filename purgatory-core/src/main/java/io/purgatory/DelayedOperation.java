@@ -22,7 +22,7 @@ import java.util.concurrent.locks.LockSupport;
  * both run under the lock, they never run at the same time for one operation (KAFKA-19312).
  *
  * <h2>Thread-safety</h2>
- * Thread-safe. The operation's lock guards {@code purgatory}, {@code watches} and {@code watching}
+ * Thread-safe. The operation's lock guards {@code purgatory}, {@code firstList}, {@code watches} and {@code watching}
  * and is held while {@code tryComplete} and {@code onComplete} run; {@code completed} is volatile and
  * written only under the lock; {@code retryPending} is an atomic flag read and written without it
  * (see {@link #maybeTryComplete()}).
@@ -60,7 +60,11 @@ public abstract class DelayedOperation extends TimerTask {
 
     /** The purgatory this operation was offered to, or null. Guarded by lock. */
     DelayedOperationPurgatory<?> purgatory;
-    /** Head of this operation's watch nodes, linked through {@link Watch#sibling}. Guarded by lock. */
+    /** The list of the first key watched, where this operation is its own entry, or null. Guarded by lock. */
+    WatchList firstList;
+    /** This operation's slot in {@code firstList}. Guarded by {@code firstList}'s monitor. */
+    int firstSlot;
+    /** Head of the watch nodes for the other keys, linked through {@link Watch#sibling}. Guarded by lock. */
     Watch watches;
     /** True while the purgatory counts this operation as delayed. Guarded by lock. */
     boolean watching;

@@ -5,6 +5,7 @@ import io.purgatory.timer.Timer;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -200,10 +201,10 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         if (list == null) {
             return List.of();
         }
-        Watch[] watches = list.detach();
+        Object[] entries = list.detach();
         List<T> cancelled = new ArrayList<>();
-        for (Watch watch : watches) {
-            DelayedOperation op = watch.op;
+        for (Object entry : entries) {
+            DelayedOperation op = WatchList.operationOf(entry);
             if (op == null) {
                 continue;
             }
@@ -220,7 +221,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
                 op.unlock();
             }
         }
-        counts.unlinked(watches.length);
+        counts.unlinked(entries.length);
         return cancelled;
     }
 
@@ -249,9 +250,9 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             if (list == null) {
                 continue;
             }
-            Watch[] watches = list.detach();
-            for (Watch watch : watches) {
-                DelayedOperation op = watch.op;
+            Object[] entries = list.detach();
+            for (Object entry : entries) {
+                DelayedOperation op = WatchList.operationOf(entry);
                 if (op != null) {
                     try {
                         op.expire(false);
@@ -260,7 +261,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
                     }
                 }
             }
-            counts.unlinked(watches.length);
+            counts.unlinked(entries.length);
         }
         if (purgeReaper != null) {
             LockSupport.unpark(purgeReaper);
@@ -301,39 +302,47 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     // --- internals ---
 
+    /** Links the operation into its first key's list itself, and a {@link Watch} into each other key's. */
     private void watch(DelayedOperation op, Collection<?> keys) {
+        Iterator<?> it = keys.iterator();
+        link(it.next(), op);
         Watch head = null;
-        for (Object key : keys) {
+        while (it.hasNext()) {
             head = new Watch(op, head);
-            link(key, head);
+            link(it.next(), head);
         }
         op.watches = head;
         op.watching = true;
         delayed.increment();
     }
 
-    private void link(Object key, Watch watch) {
+    private void link(Object key, Object entry) {
         WatchList list = watchLists.get(key);
-        if (list != null && list.tryAdd(watch)) {
+        if (list != null && list.tryAdd(entry)) {
             return;
         }
         watchLists.compute(key, (k, current) -> {
             WatchList target = current;
-            if (target == null || !target.tryAdd(watch)) {
+            if (target == null || !target.tryAdd(entry)) {
                 target = new WatchList(counts);
-                target.tryAdd(watch);
+                target.tryAdd(entry);
             }
             return target;
         });
     }
 
-    /** Turns the operation's watches into tombstones and stops counting it as delayed. */
+    /** Turns the operation's entries into tombstones and stops counting it as delayed. */
     private void release(DelayedOperation op) {
         if (!op.watching) {
             return;
         }
         op.watching = false;
         int released = 0;
+        if (op.firstList != null) {
+            op.firstList.clear(op);
+            op.firstList = null;
+            released++;
+        }
         for (Watch w = op.watches; w != null; w = w.sibling) {
             w.op = null;
             released++;

@@ -1,7 +1,8 @@
 package io.purgatory;
 
 /**
- * One operation watching one key: an entry of that key's {@link WatchList}. The operation links its
+ * One operation watching one of its keys other than the first (for the first, the operation is its
+ * own entry in the key's {@link WatchList}): an entry of that key's list. The operation links its
  * watches through {@code sibling} so that, when it completes, it can clear {@code op} in each of
  * them: from then on a watch is a <em>tombstone</em> of a few bytes that keeps nothing of the
  * operation reachable, however long it waits in a list before it is removed.

@@ -3,27 +3,36 @@ package io.purgatory;
 import java.util.Arrays;
 
 /**
- * The watches of one key: an array list, appended under its monitor and read without it.
+ * The watches of one key: an array list of entries, appended under its monitor and read without it.
+ *
+ * <p>An entry is the operation itself for the first key it watches, so an operation watching one
+ * key (the common case) costs this list one slot and no node; for its other keys it is a
+ * {@link Watch}. A direct entry knows its slot ({@code firstSlot}), so completion turns it into a
+ * tombstone in O(1) by setting the slot to null ({@link #clear}); a {@link Watch} becomes a tombstone
+ * when its {@code op} is cleared. Either way the completed operation is unreachable from this list
+ * at once.
  *
  * <p>Readers take the array and the size under the monitor and then walk that snapshot with no lock
  * held, calling operations' {@code tryComplete}. This is safe because an array, once part of a
- * snapshot, is never changed below the snapshot's size: appends write past the old size (or into a
- * new, larger array) and removal of tombstones is copy-on-write. A reader therefore sees every watch
- * that was linked before it took its snapshot, which is what {@code checkAndComplete} promises.
+ * snapshot, changes below the snapshot's size in one way only: a direct entry may become null, which
+ * a reader takes for a tombstone, as it does the completed operation it may still see. Appends write
+ * past the old size (or into a new, larger array) and removal of tombstones is copy-on-write. A reader
+ * therefore sees every watch that was linked before it took its snapshot, which is what
+ * {@code checkAndComplete} promises.
  *
  * <p>A list removed from its purgatory's map is first marked {@code detached} under the monitor,
  * after which {@link #tryAdd} refuses new watches; the caller then makes a fresh list.
  *
- * <p>Thread-safe. The monitor guards {@code watches}, {@code size} and {@code detached}. Lock
- * order: an operation's lock, then a map bin's lock, then this monitor; user code never runs under
- * this monitor.
+ * <p>Thread-safe. The monitor guards {@code entries}, {@code size}, {@code detached} and the
+ * {@code firstSlot} of every operation whose first key this is. Lock order: an operation's lock, then
+ * a map bin's lock, then this monitor; user code never runs under this monitor.
  */
 final class WatchList {
 
-    private static final Watch[] NONE = {};
+    private static final Object[] NONE = {};
 
     private final WatchCounts counts;
-    private Watch[] watches = NONE;
+    private Object[] entries = NONE;
     private int size;
     private boolean detached;
 
@@ -31,17 +40,40 @@ final class WatchList {
         this.counts = counts;
     }
 
-    /** Links watch unless the list was detached; true if linked. */
-    synchronized boolean tryAdd(Watch watch) {
+    /** The operation an entry stands for, or null for a tombstone. */
+    static DelayedOperation operationOf(Object entry) {
+        return entry instanceof Watch ? ((Watch) entry).op : (DelayedOperation) entry;
+    }
+
+    /**
+     * Links an entry unless the list was detached: an operation (this is its first key; the caller
+     * holds its lock) or a {@link Watch}.
+     *
+     * @return true if linked
+     */
+    synchronized boolean tryAdd(Object entry) {
         if (detached) {
             return false;
         }
-        if (size == watches.length) {
-            watches = Arrays.copyOf(watches, Math.max(4, size * 2));
+        if (size == entries.length) {
+            entries = Arrays.copyOf(entries, Math.max(4, size * 2));
         }
-        watches[size++] = watch;
+        if (entry instanceof DelayedOperation) {
+            DelayedOperation op = (DelayedOperation) entry;
+            op.firstList = this;
+            op.firstSlot = size;
+        }
+        entries[size++] = entry;
         counts.linked.increment();
         return true;
+    }
+
+    /** Turns op's direct entry into a tombstone; the caller holds op's lock and this is op's first list. */
+    synchronized void clear(DelayedOperation op) {
+        int slot = op.firstSlot;
+        if (slot < size && entries[slot] == op) {
+            entries[slot] = null;
+        }
     }
 
     /**
@@ -52,16 +84,16 @@ final class WatchList {
      * @return how many operations this call completed
      */
     int tryCompleteWatched() {
-        Watch[] snapshot;
+        Object[] snapshot;
         int n;
         synchronized (this) {
-            snapshot = watches;
+            snapshot = entries;
             n = size;
         }
         int completed = 0;
         int dead = 0;
         for (int i = 0; i < n; i++) {
-            DelayedOperation op = snapshot[i].op;
+            DelayedOperation op = operationOf(snapshot[i]);
             if (op == null) {
                 dead++;
             } else if (op.maybeTryComplete()) {
@@ -77,27 +109,30 @@ final class WatchList {
         return completed;
     }
 
-    /** Unlinks every tombstone (copy-on-write); returns how many. */
+    /** Unlinks every tombstone (copy-on-write), keeping direct entries' slots current; returns how many. */
     synchronized int removeTombstones() {
-        Watch[] kept = null;
+        Object[] kept = null;
         int live = 0;
         for (int i = 0; i < size; i++) {
-            Watch watch = watches[i];
-            if (watch.op != null) { // read once: it may turn null under us, never back
+            Object entry = entries[i];
+            if (operationOf(entry) != null) { // read once: it may turn null under us, never back
                 if (kept != null) {
-                    kept[live] = watch;
+                    kept[live] = entry;
+                    if (entry instanceof DelayedOperation) {
+                        ((DelayedOperation) entry).firstSlot = live;
+                    }
                 }
                 live++;
             } else if (kept == null) {
-                kept = new Watch[size - 1];
-                System.arraycopy(watches, 0, kept, 0, live);
+                kept = new Object[size - 1];
+                System.arraycopy(entries, 0, kept, 0, live);
             }
         }
         if (kept == null) {
             return 0;
         }
         int removed = size - live;
-        watches = live == 0 ? NONE : kept;
+        entries = live == 0 ? NONE : kept;
         size = live;
         counts.unlinked(removed);
         return removed;
@@ -112,13 +147,13 @@ final class WatchList {
     }
 
     /**
-     * Marks the list detached and takes every watch out of it. The caller completes or cancels
-     * their operations, then reports them with {@link WatchCounts#unlinked}.
+     * Marks the list detached and takes every entry out of it (see {@link #operationOf}). The caller
+     * completes or cancels their operations, then reports them with {@link WatchCounts#unlinked}.
      */
-    synchronized Watch[] detach() {
+    synchronized Object[] detach() {
         detached = true;
-        Watch[] all = Arrays.copyOf(watches, size);
-        watches = NONE;
+        Object[] all = Arrays.copyOf(entries, size);
+        entries = NONE;
         size = 0;
         return all;
     }
