@@ -2,7 +2,8 @@ package io.purgatory;
 
 /**
  * The JMX view of {@link PurgatoryMetrics}, registered as
- * {@code io.purgatory:type=DelayedOperationPurgatory,name="<purgatory name>"}.
+ * {@code io.purgatory:type=DelayedOperationPurgatory,name="<purgatory name>"}. Implementations are
+ * thread-safe: JMX reads them from its own threads.
  */
 public interface PurgatoryMetricsMBean {
 

@@ -10,6 +10,7 @@ package io.purgatory;
  * <p>{@code op} is written once (to null, by the completing thread under the operation's lock) and
  * read without synchronisation by threads walking a list. The race is benign: a reader that still
  * sees the operation finds it completed and skips it; a reader that sees null knows it completed.
+ * Thread-safe in that sense; {@code sibling} is final.
  */
 final class Watch {
 

@@ -1,6 +1,6 @@
 package io.purgatory.timer;
 
-/** What a {@link TimerTask} needs from the timer it was added to. */
+/** What a {@link TimerTask} needs from the timer it was added to. Implementations are thread-safe: a task may be cancelled from any thread. */
 interface TaskHost {
 
     /**

@@ -18,8 +18,14 @@ import java.util.Map;
  * @param score the metric's score
  * @param error the half-width of its 99.9% confidence interval; NaN when JMH could not compute one
  * @param unit the metric's unit, as JMH names it ({@code ops/s}, {@code B/op})
+ *
+ * <p>Immutable, so thread-safe (the map is copied).
  */
 record JmhResult(String benchmark, int threads, Map<String, String> params, double score, double error, String unit) {
+
+    JmhResult {
+        params = Map.copyOf(params);
+    }
 
     /** JMH's name for the benchmark's own score, as opposed to a profiler's secondary metrics. */
     static final String PRIMARY = "primary";

@@ -1,6 +1,10 @@
 package io.purgatory.benchmarks.perf;
 
-/** An offered operation, seen from the driver: it waits until the driver makes its condition hold. */
+/**
+ * An offered operation, seen from the driver: it waits until the driver makes its condition hold.
+ * Implementations are thread-safe: the driver makes it completable while the purgatory's threads
+ * may be trying or expiring it.
+ */
 interface Completable {
 
     /**

@@ -4,7 +4,8 @@ import java.util.random.RandomGenerator;
 
 /**
  * The distribution of the delay after which a completing request's condition comes to hold (a
- * follower fetch catching up, say), with a given mean.
+ * follower fetch catching up, say), with a given mean. Stateless: thread-safe; the caller passes
+ * the random source.
  */
 enum CompletionDelay {
     /** Memoryless: most requests complete quickly, with a long tail. */

@@ -2,7 +2,7 @@ package io.purgatory.benchmarks.perf;
 
 import java.util.Locale;
 
-/** Formats the tool's figures for reading; NaN, a figure that does not exist, as {@code -}. */
+/** Formats the tool's figures for reading; NaN, a figure that does not exist, as {@code -}. Stateless: thread-safe. */
 final class Figures {
 
     private static final double MIB = 1024 * 1024;

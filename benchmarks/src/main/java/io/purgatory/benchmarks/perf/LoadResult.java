@@ -12,6 +12,8 @@ package io.purgatory.benchmarks.perf;
  * @param peakHeapAfterGc the largest heap in use after a collection, the final forced one included
  * @param heapAfterFullGc heap in use after a full collection forced right after the window, with the
  *     pending operations still held
+ *
+ * <p>Immutable, so thread-safe.
  */
 record LoadResult(long offered, long elapsedNanos, Outcomes.Snapshot outcomes, long processCpuNanos,
                   long driverCpuNanos, int pendingAtEnd, long peakHeapAfterGc, long heapAfterFullGc) {

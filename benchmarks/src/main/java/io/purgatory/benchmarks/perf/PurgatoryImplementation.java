@@ -1,6 +1,6 @@
 package io.purgatory.benchmarks.perf;
 
-/** The purgatories compared, each with its defaults: its own timer, purge interval 1000, reaper on. */
+/** The purgatories compared, each with its defaults: its own timer, purge interval 1000, reaper on. Stateless: thread-safe. */
 enum PurgatoryImplementation {
     /** {@code io.purgatory.DelayedOperationPurgatory}. */
     OURS("ours") {

@@ -20,7 +20,8 @@ import org.openjdk.jmh.annotations.TearDown;
  * Netty's buckets and the JDK's heap, which is what a measured operation has to work around.
  *
  * <p>Setup and teardown run once per trial, on one JMH thread; during the trial the timer is used
- * concurrently, as the timers allow.
+ * concurrently, as the timers allow (every timer compared is thread-safe); this state's own fields
+ * are written in setup only.
  */
 @State(Scope.Benchmark)
 public class PendingTimer {

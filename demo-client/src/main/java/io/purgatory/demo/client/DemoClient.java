@@ -15,7 +15,7 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>Threads: the calling thread blocks in {@link #run} and does all the printing; one Netty event
  * loop thread ({@code demo-client-io}, a daemon) owns the connection and the load. The event loop
- * group lives for one run.
+ * group lives for one run. Not thread-safe: one run per instance, from one thread.
  */
 final class DemoClient {
     static final String CLIENT_ID = "purgatory-demo-client";
