@@ -224,16 +224,9 @@ public final class SystemTimer implements Timer, TaskHost {
 
     /** Puts the added tasks into the wheel; returns whether there were any. */
     private boolean takeAdds() {
-        // the stack is last-in first-out: reverse it so that tasks sharing a bucket run in add order
-        TimerTask reversed = null;
-        TimerTask task = added.getAndSet(null);
-        boolean took = task != null;
-        while (task != null) {
-            TimerTask next = task.handoffNext;
-            task.handoffNext = reversed;
-            reversed = task;
-            task = next;
-        }
+        // reversed, so that tasks sharing a bucket run in add order
+        TimerTask reversed = inPushOrder(added.getAndSet(null));
+        boolean took = reversed != null;
         while (reversed != null) {
             TimerTask next = reversed.handoffNext;
             reversed.handoffNext = null; // before the task becomes SCHEDULED: a canceller may then reuse it
@@ -269,14 +262,7 @@ public final class SystemTimer implements Timer, TaskHost {
                     return;
                 }
             }
-            // the stack is last-in first-out: reverse it into due order
-            TimerTask reversed = null;
-            while (batch != null) {
-                TimerTask next = batch.handoffNext;
-                batch.handoffNext = reversed;
-                reversed = batch;
-                batch = next;
-            }
+            TimerTask reversed = inPushOrder(batch); // due order
             while (reversed != null) {
                 TimerTask next = reversed.handoffNext;
                 reversed.handoffNext = null;
@@ -284,6 +270,18 @@ public final class SystemTimer implements Timer, TaskHost {
                 reversed = next;
             }
         }
+    }
+
+    /** Reverses a taken hand-off stack (last-in first-out) into the order its tasks were pushed. */
+    private static TimerTask inPushOrder(TimerTask stack) {
+        TimerTask reversed = null;
+        while (stack != null) {
+            TimerTask next = stack.handoffNext;
+            stack.handoffNext = reversed;
+            reversed = stack;
+            stack = next;
+        }
+        return reversed;
     }
 
     private void runTask(TimerTask task) {
