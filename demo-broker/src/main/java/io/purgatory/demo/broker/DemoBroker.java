@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@link #close()} loses no request: it stops accepting, answers every parked produce (the
  * partitions still waiting get {@code REQUEST_TIMED_OUT}), waits until those responses are flushed,
- * then closes the connections and stops the event loops.
+ * half-closes each connection so that its client reads them all (requests arriving now are dropped),
+ * closes it when the client closes its side or a second later, and stops the event loops.
  *
  * <p>Thread-safe: start it with {@link #start}; {@link #close()} is idempotent and may be called
  * from any thread (a shutdown hook, say).

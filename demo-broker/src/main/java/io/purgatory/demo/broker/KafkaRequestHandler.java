@@ -87,6 +87,12 @@ final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
         if (handling) {
             return;
         }
+        if (responses.isClosing()) { // shutting down: read and drop, so that closing sends no reset
+            unhandled.forEach(ByteBuf::release);
+            unhandled.clear();
+            ctx.channel().config().setAutoRead(true);
+            return;
+        }
         handling = true;
         try {
             while (!unhandled.isEmpty() && responses.inFlight() < maxInFlight && ctx.channel().isActive()) {

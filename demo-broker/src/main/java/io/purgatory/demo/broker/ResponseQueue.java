@@ -3,10 +3,11 @@ package io.purgatory.demo.broker;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.socket.SocketChannel;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.requests.RequestUtils;
@@ -23,10 +24,14 @@ import org.apache.kafka.common.requests.ResponseHeader;
  * the event loop.
  */
 final class ResponseQueue {
+    /** How long a half-closed connection waits for the client to close its side. */
+    static final long LINGER_MS = 1_000;
+
     private final Channel channel;
     private final Runnable onResponsesWritten;
     private final ArrayDeque<Slot> slots = new ArrayDeque<>(); // event loop only
     private ChannelFuture lastWrite; // event loop only
+    private boolean closing; // event loop only
 
     /** @param onResponsesWritten runs on the event loop after responses left the queue */
     ResponseQueue(Channel channel, Runnable onResponsesWritten) {
@@ -47,17 +52,36 @@ final class ResponseQueue {
     }
 
     /**
-     * Closes the channel once every response written so far has been flushed; slots still empty
-     * are abandoned. On any thread.
+     * Ends the connection once every response written so far has been flushed, without losing them:
+     * it half-closes (FIN), so the client reads every response and then end-of-stream, and closes the
+     * channel when the client closes its side or after {@value #LINGER_MS} ms. Closing at once could
+     * send a reset instead (a request still arriving finds the socket gone), and a reset makes the
+     * client's kernel drop responses it had not read yet. Slots still empty are abandoned; frames that
+     * arrive from now on are read and dropped ({@link #isClosing()}). On any thread.
      */
     void closeAfterFlush() {
         onEventLoop(() -> {
+            closing = true;
             if (lastWrite == null || lastWrite.isDone()) {
-                channel.close();
+                halfCloseThenLinger();
             } else {
-                lastWrite.addListener(ChannelFutureListener.CLOSE);
+                lastWrite.addListener(written -> halfCloseThenLinger());
             }
         });
+    }
+
+    /** Whether {@link #closeAfterFlush} was called: requests are no longer handled. On the event loop. */
+    boolean isClosing() {
+        return closing;
+    }
+
+    private void halfCloseThenLinger() {
+        if (!(channel instanceof SocketChannel) || !channel.isActive()) {
+            channel.close();
+            return;
+        }
+        ((SocketChannel) channel).shutdownOutput().addListener(shut ->
+                channel.eventLoop().schedule(() -> channel.close(), LINGER_MS, TimeUnit.MILLISECONDS));
     }
 
     private void drain() {
