@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -156,6 +157,40 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             timer.add(operation); // a no-op if it completed meanwhile: completion cancels the task
         }
         return false;
+    }
+
+    /**
+     * Tries the operation; if it cannot complete, watches key until key's position reaches
+     * {@code position} (see {@link #advance}), tries again, and schedules its expiry.
+     *
+     * @return true if the operation completed during this call
+     */
+    public boolean tryCompleteElseWatch(T operation, Object key, long position) {
+        return tryCompleteElseWatch(operation, Map.of(Objects.requireNonNull(key, "key"), position));
+    }
+
+    /**
+     * Tries the operation; if it cannot complete, watches each key of {@code positions} until that
+     * key's position reaches the value mapped to it, tries again, and schedules its expiry.
+     *
+     * @return true if the operation completed during this call
+     */
+    public boolean tryCompleteElseWatch(T operation, Map<?, Long> positions) {
+        Objects.requireNonNull(positions, "positions");
+        if (positions.isEmpty()) {
+            throw new IllegalArgumentException("positions must name at least one key");
+        }
+        return tryCompleteElseWatch(operation, List.copyOf(positions.keySet()));
+    }
+
+    /**
+     * Key's position is now {@code position}: tries the operations watching key at a position at or
+     * below it, lowest first.
+     *
+     * @return how many operations this call completed
+     */
+    public int advance(Object key, long position) {
+        return checkAndComplete(key);
     }
 
     /**
