@@ -64,7 +64,7 @@ public abstract class DelayedOperation extends TimerTask {
     WatchList firstList;
     /** This operation's slot in {@code firstList}. Guarded by {@code firstList}'s monitor. */
     int firstSlot;
-    /** Head of the watch nodes for the other keys, linked through {@link Watch#sibling}. Guarded by lock. */
+    /** Head of the watches for the keys other than the first (for every key, with positions), linked through {@link Watch#sibling}. Guarded by lock. */
     Watch watches;
     /** True while the purgatory counts this operation as delayed. Guarded by lock. */
     boolean watching;

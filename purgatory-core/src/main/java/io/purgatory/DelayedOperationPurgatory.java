@@ -23,18 +23,33 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>How it works</h2>
  * {@link #tryCompleteElseWatch} tries the operation; if it cannot complete, the operation watches
- * each of its keys (a {@link Watch} in the key's {@link WatchList}), is tried once more (the
- * condition may have changed meanwhile), and is then added to the timer, which expires it at its
- * deadline. {@link #checkAndComplete} retries the operations watching one key. Watch lists live in
- * a {@link ConcurrentHashMap}, whose per-bin locking shards them: unrelated keys do not contend.
+ * each of its keys (an entry in the key's {@link WatchList}), is tried once more (the condition may
+ * have changed meanwhile), and is then added to the timer, which expires it at its deadline.
+ * {@link #checkAndComplete} retries every operation watching one key. Watch lists live in a
+ * {@link ConcurrentHashMap}, whose per-bin locking shards them: unrelated keys do not contend.
  *
- * <p>Completed operations leave their watches behind as tombstones that reference nothing (the
+ * <h2>Keys or positions</h2>
+ * An operation watches its keys in one of two forms. With the keys form,
+ * {@code tryCompleteElseWatch(op, keys)}, a change to a key is announced with
+ * {@code checkAndComplete(key)}, which tries every operation on the key: O(operations parked on
+ * key), whatever the change. With the position form, {@code tryCompleteElseWatch(op, key, position)}
+ * (or a map of keys to positions), the operation waits for a number of the key's that only grows (a
+ * high watermark) to reach its position; the list keeps such watches in a {@link PositionIndex}
+ * ordered by position, and {@code advance(key, p)} tries only those at or below {@code p}, lowest
+ * first: O(1) when none is due, O(1) per watch added in increasing order (O(log n) otherwise) and per
+ * operation tried. {@code checkAndComplete(key)} still tries both forms, for changes that are not an
+ * advance. Kafka's purgatory has the keys form only: every high-watermark advance there walks every
+ * produce parked on the partition.
+ *
+ * <h2>Memory</h2>
+ * Completed operations leave their watches behind as tombstones that reference nothing (the
  * operation clears them when it completes), so a completed operation and its payload become
- * unreachable at once, whatever {@code purgeInterval} is. Tombstones are removed lazily, when a
- * list is walked and at least half of it is dead, and by a purge of every list once more than
- * {@code purgeInterval} tombstones are linked. The purge runs on the purgatory's reaper thread
- * ({@code <name>-purge-reaper}), or, with the reaper disabled, on the thread whose completion
- * crossed the threshold.
+ * unreachable at once, whatever {@code purgeInterval} is. Tombstones among a list's entries are
+ * removed lazily: when a {@code checkAndComplete} walks the list and finds a quarter of it dead, and
+ * by a purge of every list once more than {@code purgeInterval} of them are linked. The purge runs
+ * on the purgatory's reaper thread ({@code <name>-purge-reaper}), or, with the reaper disabled, on
+ * the thread whose completion crossed the threshold. A position index removes its own tombstones
+ * once they are half of it, so it never holds more tombstones than live watches.
  *
  * <h2>Shutdown</h2>
  * {@link #close()} expires every operation still pending, on the calling thread (each gets
@@ -115,6 +130,92 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         for (Object key : watchKeys) {
             Objects.requireNonNull(key, "watch key");
         }
+        return offer(operation, watchKeys.isEmpty() ? List.of(NO_KEY) : watchKeys, null);
+    }
+
+    /**
+     * Tries the operation; if it cannot complete, watches key until key's position reaches
+     * {@code position} (see {@link #advance}), tries again, and schedules its expiry. Use this form
+     * when the operation waits for a number that only grows (an offset, a high watermark): an
+     * advance then tries only the operations it may complete.
+     *
+     * @return true if the operation completed during this call
+     * @throws IllegalStateException if the operation was offered before (to any purgatory)
+     * @throws NullPointerException if the operation or the key is null
+     */
+    public boolean tryCompleteElseWatch(T operation, Object key, long position) {
+        Objects.requireNonNull(operation, "operation");
+        return offer(operation, null, Map.of(Objects.requireNonNull(key, "key"), position));
+    }
+
+    /**
+     * Tries the operation; if it cannot complete, watches each key of {@code positions} until that
+     * key's position reaches the value mapped to it (a produce to several partitions waits for each
+     * partition's high watermark to pass its own offset), tries again, and schedules its expiry.
+     *
+     * @return true if the operation completed during this call
+     * @throws IllegalStateException if the operation was offered before (to any purgatory)
+     * @throws NullPointerException if the operation, the map, a key or a position is null
+     * @throws IllegalArgumentException if the map is empty
+     */
+    public boolean tryCompleteElseWatch(T operation, Map<?, Long> positions) {
+        Objects.requireNonNull(operation, "operation");
+        Objects.requireNonNull(positions, "positions");
+        if (positions.isEmpty()) {
+            throw new IllegalArgumentException("positions must map at least one key to a position");
+        }
+        for (Map.Entry<?, Long> entry : positions.entrySet()) {
+            Objects.requireNonNull(entry.getKey(), "positions: a key");
+            Objects.requireNonNull(entry.getValue(), () -> "positions: the position of key " + entry.getKey());
+        }
+        return offer(operation, null, positions);
+    }
+
+    /**
+     * Key's position is now {@code position}: tries the operations watching key at a position at or
+     * below it, lowest position first, and no others. Each one tried stops waiting for a position
+     * on key, whether it completes or not: if it does not (it still waits on another key, say),
+     * {@link #checkAndComplete} still tries it and later advances on key do not. Costs O(1) when no
+     * operation on key waits at or below {@code position}, and O(log n) per operation tried (O(1)
+     * when positions were watched in increasing order), with n the operations watching key.
+     *
+     * <p>Every due operation is tried, each under its own lock taken with {@code tryLock}; if some
+     * {@code tryComplete} throws, the first exception is rethrown after the others were tried.
+     *
+     * @return how many operations this call completed
+     * @throws NullPointerException if the key is null
+     */
+    public int advance(Object key, long position) {
+        WatchList list = watchLists.get(Objects.requireNonNull(key, "key"));
+        if (list == null) {
+            return 0;
+        }
+        int completed = 0;
+        RuntimeException failure = null;
+        for (DelayedOperation op : list.takeDue(position)) {
+            try {
+                if (op.maybeTryComplete()) {
+                    completed++;
+                }
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+        return completed;
+    }
+
+    /**
+     * The offer behind every {@code tryCompleteElseWatch}: the operation watches {@code keys}, or,
+     * when that is null, each key of {@code positions} at its position.
+     */
+    private boolean offer(T operation, Collection<?> keys, Map<?, Long> positions) {
         boolean offeredAfterClose;
         operation.lock();
         try {
@@ -131,7 +232,11 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
                 if (operation.tryComplete()) {
                     return true;
                 }
-                watch(operation, watchKeys.isEmpty() ? List.of(NO_KEY) : watchKeys);
+                if (keys != null) {
+                    watch(operation, keys);
+                } else {
+                    watchAt(operation, positions);
+                }
                 if (operation.tryComplete()) {
                     return true;
                 }
@@ -160,40 +265,6 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     }
 
     /**
-     * Tries the operation; if it cannot complete, watches key until key's position reaches
-     * {@code position} (see {@link #advance}), tries again, and schedules its expiry.
-     *
-     * @return true if the operation completed during this call
-     */
-    public boolean tryCompleteElseWatch(T operation, Object key, long position) {
-        return tryCompleteElseWatch(operation, Map.of(Objects.requireNonNull(key, "key"), position));
-    }
-
-    /**
-     * Tries the operation; if it cannot complete, watches each key of {@code positions} until that
-     * key's position reaches the value mapped to it, tries again, and schedules its expiry.
-     *
-     * @return true if the operation completed during this call
-     */
-    public boolean tryCompleteElseWatch(T operation, Map<?, Long> positions) {
-        Objects.requireNonNull(positions, "positions");
-        if (positions.isEmpty()) {
-            throw new IllegalArgumentException("positions must name at least one key");
-        }
-        return tryCompleteElseWatch(operation, List.copyOf(positions.keySet()));
-    }
-
-    /**
-     * Key's position is now {@code position}: tries the operations watching key at a position at or
-     * below it, lowest first.
-     *
-     * @return how many operations this call completed
-     */
-    public int advance(Object key, long position) {
-        return checkAndComplete(key);
-    }
-
-    /**
      * Retries the operations watching key, each under its own lock taken with {@code tryLock}. An
      * exception thrown by an operation's {@code tryComplete} propagates to the caller; the operations
      * after it in the list are retried on the next call for the key.
@@ -214,7 +285,8 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     /**
      * Watches linked in all lists, one per operation and key, including tombstones of completed
-     * operations that have not been removed yet (at most about {@code purgeInterval} of them).
+     * operations that have not been removed yet: at most about {@code purgeInterval} among the
+     * lists' entries, and in each position index at most as many as it has live watches.
      */
     public int watched() {
         return saturatedInt(counts.linked.sum());
@@ -340,27 +412,42 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     /** Links the operation into its first key's list itself, and a {@link Watch} into each other key's. */
     private void watch(DelayedOperation op, Collection<?> keys) {
         Iterator<?> it = keys.iterator();
-        link(it.next(), op);
+        link(it.next(), op, 0);
         Watch head = null;
         while (it.hasNext()) {
             head = new Watch(op, head);
-            link(it.next(), head);
+            link(it.next(), head, 0);
         }
-        op.watches = head;
+        watching(op, head);
+    }
+
+    /** Links a {@link PositionWatch} into each key's list, at the key's position. */
+    private void watchAt(DelayedOperation op, Map<?, Long> positions) {
+        Watch head = null;
+        for (Map.Entry<?, Long> entry : positions.entrySet()) {
+            head = new PositionWatch(op, head);
+            link(entry.getKey(), head, entry.getValue());
+        }
+        watching(op, head);
+    }
+
+    private void watching(DelayedOperation op, Watch watches) {
+        op.watches = watches;
         op.watching = true;
         delayed.increment();
     }
 
-    private void link(Object key, Object entry) {
+    /** Links an entry into key's list (see {@link WatchList#tryAdd}), making the list if needed. */
+    private void link(Object key, Object entry, long position) {
         WatchList list = watchLists.get(key);
-        if (list != null && list.tryAdd(entry)) {
+        if (list != null && list.tryAdd(entry, position)) {
             return;
         }
         watchLists.compute(key, (k, current) -> {
             WatchList target = current;
-            if (target == null || !target.tryAdd(entry)) {
+            if (target == null || !target.tryAdd(entry, position)) {
                 target = new WatchList(counts);
-                target.tryAdd(entry);
+                target.tryAdd(entry, position);
             }
             return target;
         });
@@ -379,8 +466,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             released++;
         }
         for (Watch w = op.watches; w != null; w = w.sibling) {
-            w.op = null;
-            released++;
+            released += w.release();
         }
         op.watches = null;
         delayed.decrement();

@@ -2,17 +2,18 @@ package io.purgatory;
 
 /**
  * One operation watching one of its keys other than the first (for the first, the operation is its
- * own entry in the key's {@link WatchList}): an entry of that key's list. The operation links its
- * watches through {@code sibling} so that, when it completes, it can clear {@code op} in each of
- * them: from then on a watch is a <em>tombstone</em> of a few bytes that keeps nothing of the
- * operation reachable, however long it waits in a list before it is removed.
+ * own entry in the key's {@link WatchList}), or, as a {@link PositionWatch}, any key it watches at a
+ * position: an entry of that key's list. The operation links its watches through {@code sibling} so
+ * that, when it completes, it can {@link #release} each of them: from then on a watch is a
+ * <em>tombstone</em> of a few bytes that keeps nothing of the operation reachable, however long it
+ * waits in a list before it is removed.
  *
  * <p>{@code op} is written once (to null, by the completing thread under the operation's lock) and
  * read without synchronisation by threads walking a list. The race is benign: a reader that still
  * sees the operation finds it completed and skips it; a reader that sees null knows it completed.
  * Thread-safe in that sense; {@code sibling} is final.
  */
-final class Watch {
+class Watch {
 
     DelayedOperation op;
     final Watch sibling;
@@ -20,5 +21,16 @@ final class Watch {
     Watch(DelayedOperation op, Watch sibling) {
         this.op = op;
         this.sibling = sibling;
+    }
+
+    /**
+     * Turns this watch into a tombstone; the caller holds the operation's lock.
+     *
+     * @return how many tombstones this adds to its purgatory's purge count: 1, since the watch stays
+     *     in its list until a walk or a purge removes it
+     */
+    int release() {
+        op = null;
+        return 1;
     }
 }

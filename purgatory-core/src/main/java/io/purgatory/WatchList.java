@@ -20,20 +20,30 @@ import java.util.Arrays;
  * therefore sees every watch that was linked before it took its snapshot, which is what
  * {@code checkAndComplete} promises.
  *
+ * <p>Position watches ({@link PositionWatch}) wait in the list's {@link PositionIndex} instead,
+ * ordered by position, so that {@link #takeDue} finds the ones an advance reaches without walking the
+ * others. A watch taken from the index joins the entries, where it is a keys-only watch from then on.
+ * {@link #tryCompleteWatched} tries both the entries and the index: a change that is not an advance
+ * concerns every watcher of the key.
+ *
  * <p>A list removed from its purgatory's map is first marked {@code detached} under the monitor,
  * after which {@link #tryAdd} refuses new watches; the caller then makes a fresh list.
  *
- * <p>Thread-safe. The monitor guards {@code entries}, {@code size}, {@code detached} and the
- * {@code firstSlot} of every operation whose first key this is. Lock order: an operation's lock, then
- * a map bin's lock, then this monitor; user code never runs under this monitor.
+ * <p>Thread-safe. The monitor guards {@code entries}, {@code size}, {@code index}, {@code detached},
+ * the {@code firstSlot} of every operation whose first key this is, and the {@code indexed} flag and
+ * the clearing of every {@link PositionWatch} linked here. Lock order: an operation's lock, then a
+ * map bin's lock, then this monitor; user code never runs under this monitor.
  */
 final class WatchList {
 
     private static final Object[] NONE = {};
+    private static final DelayedOperation[] NO_OPERATIONS = {};
 
     private final WatchCounts counts;
     private Object[] entries = NONE;
     private int size;
+    /** The position watches not yet reached by an advance; null until the first one. */
+    private PositionIndex index;
     private boolean detached;
 
     WatchList(WatchCounts counts) {
@@ -47,25 +57,79 @@ final class WatchList {
 
     /**
      * Links an entry unless the list was detached: an operation (this is its first key; the caller
-     * holds its lock) or a {@link Watch}.
+     * holds its lock), a {@link Watch}, or a {@link PositionWatch}, which goes into the position
+     * index at {@code position} (ignored for the others).
      *
      * @return true if linked
      */
-    synchronized boolean tryAdd(Object entry) {
+    synchronized boolean tryAdd(Object entry, long position) {
         if (detached) {
             return false;
         }
-        if (size == entries.length) {
-            entries = Arrays.copyOf(entries, Math.max(4, size * 2));
+        if (entry instanceof PositionWatch) {
+            PositionWatch watch = (PositionWatch) entry;
+            watch.list = this;
+            watch.indexed = true;
+            if (index == null) {
+                index = new PositionIndex();
+            }
+            index.add(position, watch);
+        } else {
+            if (entry instanceof DelayedOperation) {
+                DelayedOperation op = (DelayedOperation) entry;
+                op.firstList = this;
+                op.firstSlot = size;
+            }
+            append(entry);
         }
-        if (entry instanceof DelayedOperation) {
-            DelayedOperation op = (DelayedOperation) entry;
-            op.firstList = this;
-            op.firstSlot = size;
-        }
-        entries[size++] = entry;
         counts.linked.increment();
         return true;
+    }
+
+    /**
+     * Takes out of the index every position watch waiting at or below {@code position}, lowest
+     * first, and moves the live ones into the entries (keys-only from now on). O(1) when none is
+     * due; O(1) per watch taken from the index's ordered run, O(log n) from its heap.
+     *
+     * @return the operations of the live watches taken, lowest position first
+     */
+    synchronized DelayedOperation[] takeDue(long position) {
+        if (index == null || !index.hasDue(position)) {
+            return NO_OPERATIONS;
+        }
+        DelayedOperation[] due = new DelayedOperation[Math.min(index.size(), 8)];
+        int n = 0;
+        for (PositionWatch watch; (watch = index.pollDue(position)) != null; ) {
+            DelayedOperation op = watch.op;
+            if (op == null) {
+                counts.linked.decrement(); // a tombstone of the index: never counted for purges
+                continue;
+            }
+            watch.indexed = false;
+            append(watch);
+            if (n == due.length) {
+                due = Arrays.copyOf(due, n * 2);
+            }
+            due[n++] = op;
+        }
+        return n == due.length ? due : Arrays.copyOf(due, n);
+    }
+
+    /**
+     * Turns a position watch linked here into a tombstone; the caller holds its operation's lock. A
+     * tombstone in the index is the index's to remove, which it does once tombstones are half of it.
+     *
+     * @return 1 if the watch was among the entries (a tombstone for purges to count), else 0
+     */
+    synchronized int release(PositionWatch watch) {
+        watch.op = null;
+        if (!watch.indexed) {
+            return 1;
+        }
+        if (index.buried()) {
+            counts.linked.add(-index.removeDead());
+        }
+        return 0;
     }
 
     /** Turns op's direct entry into a tombstone; the caller holds op's lock and this is op's first list. */
@@ -86,11 +150,18 @@ final class WatchList {
     int tryCompleteWatched() {
         Object[] snapshot;
         int n;
+        DelayedOperation[] indexed;
         synchronized (this) {
             snapshot = entries;
             n = size;
+            indexed = index == null || index.isEmpty() ? NO_OPERATIONS : index.liveOperations();
         }
         int completed = 0;
+        for (DelayedOperation op : indexed) {
+            if (op.maybeTryComplete()) {
+                completed++;
+            }
+        }
         int dead = 0;
         for (int i = 0; i < n; i++) {
             DelayedOperation op = operationOf(snapshot[i]);
@@ -140,25 +211,39 @@ final class WatchList {
 
     /** Marks the list detached if it is empty; true if it did (the caller then unmaps it). */
     synchronized boolean detachIfEmpty() {
-        if (size == 0) {
+        if (isEmpty()) {
             detached = true;
         }
         return detached;
     }
 
     /**
-     * Marks the list detached and takes every entry out of it (see {@link #operationOf}). The caller
-     * completes or cancels their operations, then reports them with {@link WatchCounts#unlinked}.
+     * Marks the list detached and takes every entry out of it, with the live watches of its index
+     * (see {@link #operationOf}). The caller completes or cancels their operations, then reports them
+     * with {@link WatchCounts#unlinked}.
      */
     synchronized Object[] detach() {
         detached = true;
-        Object[] all = Arrays.copyOf(entries, size);
+        Object[] all;
+        if (index == null) {
+            all = Arrays.copyOf(entries, size);
+        } else {
+            all = Arrays.copyOf(entries, size + index.size() - index.deadCount());
+            counts.linked.add(-index.drainLive(all, size));
+        }
         entries = NONE;
         size = 0;
         return all;
     }
 
     synchronized boolean isEmpty() {
-        return size == 0;
+        return size == 0 && (index == null || index.isEmpty());
+    }
+
+    private void append(Object entry) {
+        if (size == entries.length) {
+            entries = Arrays.copyOf(entries, Math.max(4, size * 2));
+        }
+        entries[size++] = entry;
     }
 }
