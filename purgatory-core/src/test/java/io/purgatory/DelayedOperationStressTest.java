@@ -10,6 +10,7 @@ import io.purgatory.timer.MockTimer;
 import io.purgatory.timer.SystemTimer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -21,6 +22,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import org.awaitility.core.ConditionFactory;
@@ -252,6 +254,112 @@ class DelayedOperationStressTest {
             assertEquals(outcome.expired, metrics.expired());
             assertEquals(0, purgatory.numDelayed());
             assertEquals(0, overlaps.sum(), "tryComplete and onComplete overlapped");
+        }
+    }
+
+    /**
+     * Position watches under every race at once: two threads offer operations waiting for their
+     * key's "high watermark" to reach the next offset (offers race, so positions arrive slightly out
+     * of order); a follower thread moves high watermarks and calls {@code advance}; another calls
+     * {@code checkAndComplete}, forces operations and cancels whole keys (force-completing what it
+     * got back, as a user would); the timer expires what is left behind (0-20 ms delays).
+     */
+    @Test
+    void positionWatchesCompleteExactlyOnceUnderAdvancesExpiryCancelAndForce() throws Exception {
+        int total = 100_000;
+        int purgeInterval = 100;
+        Random random = new Random(seed);
+        LongAdder overlaps = new LongAdder();
+        AtomicLongArray nextOffset = new AtomicLongArray(KEYS.size());
+        AtomicLongArray highWatermark = new AtomicLongArray(KEYS.size());
+        WatermarkOperation[] ops = new WatermarkOperation[total];
+        for (int i = 0; i < total; i++) {
+            ops[i] = new WatermarkOperation(random.nextInt(21), overlaps, highWatermark, random.nextInt(KEYS.size()));
+        }
+        AtomicInteger offered = new AtomicInteger();
+        try (var purgatory = DelayedOperationPurgatory.<WatermarkOperation>builder(uniqueName())
+                .purgeInterval(purgeInterval).build()) {
+            int offerers = 2;
+            CyclicBarrier start = new CyclicBarrier(offerers + 2);
+            List<Future<?>> threads = new ArrayList<>();
+            for (int w = 0; w < offerers; w++) {
+                int first = w;
+                threads.add(executor.submit(() -> {
+                    start.await();
+                    for (int i = first; i < total; i += offerers) {
+                        WatermarkOperation op = ops[i];
+                        op.position = nextOffset.incrementAndGet(op.key);
+                        purgatory.tryCompleteElseWatch(op, KEYS.get(op.key), op.position);
+                        offered.incrementAndGet();
+                    }
+                    return null;
+                }));
+            }
+            threads.add(executor.submit(() -> { // the follower
+                start.await();
+                Random r = new Random(seed + 1);
+                while (offered.get() < total) {
+                    int k = r.nextInt(KEYS.size());
+                    long hw = Math.max(highWatermark.get(k), nextOffset.get(k) - r.nextInt(50));
+                    highWatermark.set(k, hw);
+                    purgatory.advance(KEYS.get(k), hw);
+                }
+                return null;
+            }));
+            threads.add(executor.submit(() -> { // checks, forces and cancels
+                start.await();
+                Random r = new Random(seed + 2);
+                while (offered.get() < total) {
+                    int action = r.nextInt(100);
+                    if (action < 60) {
+                        purgatory.checkAndComplete(KEYS.get(r.nextInt(KEYS.size())));
+                    } else if (action < 99) {
+                        ops[r.nextInt(Math.max(1, offered.get()))].forceComplete();
+                    } else {
+                        purgatory.cancelForKey(KEYS.get(r.nextInt(KEYS.size()))).forEach(WatermarkOperation::forceComplete);
+                    }
+                }
+                return null;
+            }));
+            for (Future<?> thread : threads) {
+                thread.get(60, TimeUnit.SECONDS);
+            }
+            for (int k = 0; k < KEYS.size(); k++) {
+                highWatermark.set(k, Long.MAX_VALUE);
+                purgatory.advance(KEYS.get(k), Long.MAX_VALUE);
+            }
+            awaitQuickly().until(() -> purgatory.numDelayed() == 0);
+            awaitQuickly().until(() -> Arrays.stream(ops).allMatch(op -> op.completions.get() > 0));
+
+            Outcome outcome = checkEachCompletedOnce(ops);
+            System.out.printf("%s: %s%n", testName, outcome);
+            PurgatoryMetrics metrics = purgatory.metrics();
+            assertEquals(outcome.expired, metrics.expired(), "metrics().expired()" + seedInfo());
+            assertEquals(0, overlaps.sum(), "tryComplete and onComplete overlapped");
+            assertTrue(outcome.completed > 0 && outcome.expired > 0, "both paths exercised: " + outcome + seedInfo());
+            awaitQuickly().untilAsserted(() -> assertTrue(purgatory.watched() <= purgeInterval + 1,
+                    "watched() is " + purgatory.watched() + seedInfo()));
+        }
+    }
+
+    /** An operation waiting for its key's high watermark to reach its position. */
+    private static final class WatermarkOperation extends TestOperation {
+        private final AtomicLongArray highWatermark;
+        final int key;
+        volatile long position = Long.MAX_VALUE;
+
+        WatermarkOperation(long delayMs, LongAdder overlaps, AtomicLongArray highWatermark, int key) {
+            super(delayMs, overlaps);
+            this.highWatermark = highWatermark;
+            this.key = key;
+        }
+
+        @Override
+        public boolean tryComplete() {
+            if (highWatermark.get(key) >= position) {
+                setReady(true);
+            }
+            return super.tryComplete();
         }
     }
 
