@@ -32,18 +32,22 @@ import java.util.concurrent.locks.LockSupport;
  * {@code holds} its re-entry count, touched by the owner only. This keeps the operation one object
  * (a {@code ReentrantLock} is two more, about 48 bytes, and two more cache misses for every
  * operation that {@code checkAndComplete} walks past). A thread that must wait for the lock spins
- * briefly, then yields, then sleeps in short parks: the lock is only ever held for one
- * {@code tryComplete} or {@code onComplete}.
+ * briefly, then yields, then parks in {@code waiter} until {@code unlock} wakes it: the lock is only
+ * ever held for one {@code tryComplete} or {@code onComplete}.
  */
 public abstract class DelayedOperation extends TimerTask {
 
     private static final VarHandle RETRY_PENDING;
     private static final VarHandle OWNER;
+    private static final VarHandle WAITER;
+    /** How long a waiter that could not take the {@code waiter} slot parks before it looks again. */
+    private static final long POLL_NANOS = 100_000L;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             RETRY_PENDING = lookup.findVarHandle(DelayedOperation.class, "retryPending", boolean.class);
+            WAITER = lookup.findVarHandle(DelayedOperation.class, "waiter", Thread.class);
             OWNER = lookup.findVarHandle(DelayedOperation.class, "owner", Thread.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
@@ -57,6 +61,8 @@ public abstract class DelayedOperation extends TimerTask {
     private volatile boolean completed;
     /** Set by a thread that wanted to retry tryComplete but found the lock taken. */
     private volatile boolean retryPending;
+    /** A thread parked in {@link #lock()} until {@link #unlock()} wakes it; at most one at a time. */
+    private volatile Thread waiter;
 
     /** The purgatory this operation was offered to, or null. Guarded by lock. */
     DelayedOperationPurgatory<?> purgatory;
@@ -106,6 +112,27 @@ public abstract class DelayedOperation extends TimerTask {
         return completed;
     }
 
+    /**
+     * For an operation, cancelling is completing: the same as {@link #forceComplete()} (its expiry
+     * is cancelled and {@link #onComplete()} runs, once), so that no caller can leave a waiting
+     * client without an answer. Final: the timer's own cancellation is not reachable from outside,
+     * and a subclass that wants an "abort" calls {@code forceComplete()} and says why in its result.
+     *
+     * @return true if this call completed the operation
+     */
+    @Override
+    public final boolean cancel() {
+        return forceComplete();
+    }
+
+    /**
+     * Removes the operation's timer task, so that it never expires. Only for the purgatory, which
+     * first makes sure the operation is completed or handed back to its caller.
+     */
+    final boolean cancelExpiry() {
+        return super.cancel();
+    }
+
     /** The timer's entry point: expires the operation. Not for subclasses or callers. */
     @Override
     public final void run() {
@@ -141,7 +168,7 @@ public abstract class DelayedOperation extends TimerTask {
                 return false;
             }
             completed = true;
-            cancel();
+            cancelExpiry();
             try {
                 onComplete();
             } finally {
@@ -192,7 +219,11 @@ public abstract class DelayedOperation extends TimerTask {
         return retryPending && maybeTryComplete();
     }
 
-    /** Takes the lock, waiting for it if another thread holds it. */
+    /**
+     * Takes the lock, waiting for it if another thread holds it: spins, then yields, then parks
+     * until {@link #unlock()} wakes it. One waiter at a time parks that way; a further concurrent
+     * waiter (rare: three threads on one operation) polls with parks of {@value #POLL_NANOS} ns.
+     */
     final void lock() {
         boolean interrupted = false;
         for (int attempt = 0; !tryLock(); attempt++) {
@@ -201,12 +232,31 @@ public abstract class DelayedOperation extends TimerTask {
             } else if (attempt < 128) {
                 Thread.yield();
             } else {
-                LockSupport.parkNanos(this, attempt < 1024 ? 10_000L : 1_000_000L);
-                interrupted |= Thread.interrupted(); // keep parking; the interrupt is restored below
+                parkForUnlock();
+                interrupted |= Thread.interrupted(); // keep waiting; the interrupt is restored below
             }
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Parks until the lock may be free. The waiter publishes itself, then reads {@code owner}; the
+     * unlocker clears {@code owner}, then reads {@code waiter}: both volatile, so at least one of
+     * them sees the other's write, and a release is never missed.
+     */
+    private void parkForUnlock() {
+        if (WAITER.compareAndSet(this, null, Thread.currentThread())) {
+            try {
+                if (owner != null) {
+                    LockSupport.park(this);
+                }
+            } finally {
+                waiter = null;
+            }
+        } else {
+            LockSupport.parkNanos(this, POLL_NANOS);
         }
     }
 
@@ -236,6 +286,10 @@ public abstract class DelayedOperation extends TimerTask {
         }
         if (--holds == 0) {
             owner = null;
+            Thread parked = waiter;
+            if (parked != null) {
+                LockSupport.unpark(parked);
+            }
         }
     }
 }

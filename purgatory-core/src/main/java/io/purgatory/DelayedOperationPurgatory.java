@@ -12,6 +12,7 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import java.util.concurrent.locks.LockSupport;
 import javax.management.JMException;
 import javax.management.MBeanServer;
@@ -96,7 +97,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         this(builder(name));
     }
 
-    private DelayedOperationPurgatory(Builder<T> builder) {
+    private DelayedOperationPurgatory(Builder<?> builder) {
         this.name = builder.name;
         this.ownsTimer = builder.timer == null;
         this.timer = ownsTimer ? new SystemTimer(name) : builder.timer;
@@ -304,22 +305,13 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      * cannot be offered again. An operation whose expiry was already running may still expire.
      */
     public List<T> cancelForKey(Object key) {
-        WatchList list = watchLists.remove(Objects.requireNonNull(key, "key"));
-        if (list == null) {
-            return List.of();
-        }
-        Object[] entries = list.detach();
         List<T> cancelled = new ArrayList<>();
-        for (Object entry : entries) {
-            DelayedOperation op = WatchList.operationOf(entry);
-            if (op == null) {
-                continue;
-            }
+        takeList(Objects.requireNonNull(key, "key"), op -> {
             op.lock();
             try {
                 if (!op.isCompleted() && op.purgatory == this && op.watching) {
                     release(op);
-                    op.cancel(); // for good: the operation cannot be offered again, it would never expire
+                    op.cancelExpiry(); // for good: the operation cannot be offered again, it would never expire
                     @SuppressWarnings("unchecked")
                     T t = (T) op;
                     cancelled.add(t);
@@ -327,8 +319,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             } finally {
                 op.unlock();
             }
-        }
-        counts.unlinked(entries.length);
+        });
         return cancelled;
     }
 
@@ -353,22 +344,13 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         }
         closed = true;
         for (Object key : watchLists.keySet()) {
-            WatchList list = watchLists.remove(key);
-            if (list == null) {
-                continue;
-            }
-            Object[] entries = list.detach();
-            for (Object entry : entries) {
-                DelayedOperation op = WatchList.operationOf(entry);
-                if (op != null) {
-                    try {
-                        op.expire(false);
-                    } catch (RuntimeException e) {
-                        LOG.error("Purgatory {}: expiring {} on close threw", name, op, e);
-                    }
+            takeList(key, op -> {
+                try {
+                    op.expire(false);
+                } catch (RuntimeException e) {
+                    LOG.error("Purgatory {}: expiring {} on close threw", name, op, e);
                 }
-            }
-            counts.unlinked(entries.length);
+            });
         }
         if (purgeReaper != null) {
             LockSupport.unpark(purgeReaper);
@@ -475,6 +457,26 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         }
     }
 
+    /**
+     * Unmaps key's list and detaches it, hands each operation still in it to {@code action} (which
+     * completes or cancels it, so that its watches become tombstones), then counts the list's
+     * entries unlinked. Nothing if key has no list.
+     */
+    private void takeList(Object key, Consumer<DelayedOperation> action) {
+        WatchList list = watchLists.remove(key);
+        if (list == null) {
+            return;
+        }
+        Object[] entries = list.detach();
+        for (Object entry : entries) {
+            DelayedOperation op = WatchList.operationOf(entry);
+            if (op != null) {
+                action.accept(op);
+            }
+        }
+        counts.unlinked(entries.length);
+    }
+
     private void unmapIfEmpty(Object key, WatchList list) {
         watchLists.computeIfPresent(key, (k, current) -> current == list && list.detachIfEmpty() ? null : current);
     }
@@ -579,7 +581,11 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             return this;
         }
 
-        public DelayedOperationPurgatory<T> build() {
+        /**
+         * The purgatory, typed by the assignment it goes into: {@code DelayedOperationPurgatory<MyOp> p =
+         * DelayedOperationPurgatory.builder("produce").timer(timer).build()} needs no type witness.
+         */
+        public <U extends T> DelayedOperationPurgatory<U> build() {
             return new DelayedOperationPurgatory<>(this);
         }
     }

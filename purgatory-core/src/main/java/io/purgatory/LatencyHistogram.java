@@ -7,7 +7,8 @@ import java.util.concurrent.atomic.LongAccumulator;
  * A log-linear histogram of non-negative millisecond values, in the manner of HdrHistogram with
  * 4 bits of precision: values below 16 are counted exactly, larger values in 16 sub-buckets per
  * power of two, so a reported percentile is at most 1/16 (6.25%) above the true value. Fixed size
- * (960 counters), no allocation when recording.
+ * (960 counters), no allocation when recording. Read-only outside this package: the purgatory
+ * records into it and hands it out to be read.
  *
  * <p>Thread-safe and lock-free: each counter is an atomic. Reads while values are being recorded
  * see some recent state, not a snapshot.
@@ -21,8 +22,12 @@ public final class LatencyHistogram {
     private final AtomicLongArray counts = new AtomicLongArray(BUCKETS);
     private final LongAccumulator max = new LongAccumulator(Math::max, 0);
 
+    /** Only the purgatory records: users get the histogram to read. */
+    LatencyHistogram() {
+    }
+
     /** Records one value; negative values count as 0. */
-    public void record(long valueMs) {
+    void record(long valueMs) {
         long v = Math.max(0, valueMs);
         counts.incrementAndGet(index(v));
         max.accumulate(v);

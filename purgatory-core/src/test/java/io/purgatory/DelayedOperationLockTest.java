@@ -67,7 +67,7 @@ class DelayedOperationLockTest {
         });
         waiter.start();
         waiting.await();
-        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> waiter.getState() == Thread.State.TIMED_WAITING);
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> waiter.getState() == Thread.State.WAITING);
         waiter.interrupt();
         assertFalse(acquired.get(), "an interrupt does not take the lock");
 
@@ -106,5 +106,29 @@ class DelayedOperationLockTest {
         op.lock();
         assertEquals(threads * rounds, counter[0]);
         op.unlock();
+    }
+
+    /**
+     * A thread waiting for the lock parks until the holder's unlock wakes it, rather than polling
+     * with timed parks (which showed up as expiry lateness when the timer's executor waited).
+     */
+    @Test
+    void aWaiterParksUntilUnlockWakesIt() throws Exception {
+        op.lock();
+        AtomicBoolean acquired = new AtomicBoolean();
+        Thread waiter = new Thread(() -> {
+            op.lock();
+            acquired.set(true);
+            op.unlock();
+        }, "lock-waiter");
+        waiter.start();
+
+        Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(1)).until(() ->
+                waiter.getState() == Thread.State.WAITING && java.util.concurrent.locks.LockSupport.getBlocker(waiter) == op);
+        assertFalse(acquired.get());
+        op.unlock();
+
+        waiter.join(30_000);
+        assertTrue(acquired.get(), "the waiter took the lock once it was released");
     }
 }

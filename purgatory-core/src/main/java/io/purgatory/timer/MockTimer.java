@@ -15,7 +15,7 @@ import java.util.TreeMap;
  * <p>Thread-safe: every field is guarded by the monitor of this timer. Tasks run without the
  * monitor held, so they may add and cancel tasks, from any thread.
  */
-public final class MockTimer implements Timer, TaskHost {
+public final class MockTimer extends TaskHost implements Timer {
 
     /** Deadline in ms to the tasks due then, in add order. */
     private final TreeMap<Long, TaskList> byDeadline = new TreeMap<>();
@@ -106,7 +106,7 @@ public final class MockTimer implements Timer, TaskHost {
     }
 
     @Override
-    public synchronized void cancelled(TimerTask task, int previousState) {
+    synchronized void cancelled(TimerTask task, int previousState) {
         TaskList list = task.list;
         if (list == null || closed) {
             return; // not linked yet, already taken by advance(), or dropped by close()

@@ -48,7 +48,7 @@ import org.slf4j.LoggerFactory;
  * {@code expired}, {@code size}, {@code closed}, {@code reaperDone} and {@code parkUntilTick} are
  * atomics or volatiles shared by all threads.
  */
-public final class SystemTimer implements Timer, TaskHost {
+public final class SystemTimer extends TaskHost implements Timer {
 
     private static final Logger LOG = LoggerFactory.getLogger(SystemTimer.class);
     private static final long NANOS_PER_MS = 1_000_000L;
@@ -83,13 +83,14 @@ public final class SystemTimer implements Timer, TaskHost {
 
     /**
      * @param name names the timer's threads
-     * @param tickMs the width of a level-0 bucket, at least 1 ms: the timer's resolution
+     * @param tickMs the width of a level-0 bucket, from 1 ms to {@code Long.MAX_VALUE / 1_000_000}
+     *     (so that a tick fits in nanoseconds): the timer's resolution
      * @param wheelSize buckets per level, at least 2; a power of two makes bucket lookup a mask
      */
     public SystemTimer(String name, long tickMs, int wheelSize) {
         this.name = Objects.requireNonNull(name, "name");
         if (tickMs < 1 || tickMs > Long.MAX_VALUE / NANOS_PER_MS) {
-            throw new IllegalArgumentException("tickMs must be at least 1: " + tickMs);
+            throw new IllegalArgumentException("tickMs must be from 1 to " + Long.MAX_VALUE / NANOS_PER_MS + ": " + tickMs);
         }
         this.tickNanos = tickMs * NANOS_PER_MS;
         this.startNanos = System.nanoTime();
@@ -155,7 +156,7 @@ public final class SystemTimer implements Timer, TaskHost {
     }
 
     @Override
-    public void cancelled(TimerTask task, int previousState) {
+    void cancelled(TimerTask task, int previousState) {
         size.decrement();
         if (previousState == TimerTask.SCHEDULED && push(cancelled, task) && sleepsLong(parkUntilTick)) {
             LockSupport.unpark(reaper); // unlink the task now, not when the reaper next wakes

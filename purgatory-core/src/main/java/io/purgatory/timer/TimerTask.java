@@ -125,8 +125,4 @@ public abstract class TimerTask implements Runnable {
     final boolean transition(int from, int to) {
         return STATE.compareAndSet(this, from, to);
     }
-
-    final int state() {
-        return state;
-    }
 }

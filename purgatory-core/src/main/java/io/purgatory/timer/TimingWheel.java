@@ -50,10 +50,12 @@ final class TimingWheel {
         this.levelCount = 1;
     }
 
+    // Visible for testing
     long currentTick() {
         return currentTick;
     }
 
+    // Visible for testing
     int levelCount() {
         return levelCount;
     }
