@@ -58,6 +58,7 @@ record JmhResult(String benchmark, int threads, Map<String, String> params, doub
      *
      * @throws IOException if the document is not JSON, or not an array
      */
+    // Visible for testing
     static List<JmhResult> parse(String json, String metric) throws IOException {
         JsonNode runs = MAPPER.readTree(json);
         if (!runs.isArray()) {

@@ -60,7 +60,7 @@ public final class ClientMain implements Callable<Integer> {
     static final int MAX_RECORD_SIZE = 1024 * 1024;
 
     @Spec
-    CommandSpec spec;
+    private CommandSpec spec;
 
     @Option(names = "--bootstrap", paramLabel = "HOST:PORT", defaultValue = "localhost:9092", converter = EndpointConverter.class,
             description = "The broker to connect to. Default: ${DEFAULT-VALUE}.")
