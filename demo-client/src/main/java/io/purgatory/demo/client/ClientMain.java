@@ -108,9 +108,12 @@ public final class ClientMain implements Callable<Integer> {
         System.exit(commandLine().execute(args));
     }
 
-    /** The command, with option errors reported in two lines (the error, then where help is) instead of the whole usage. */
+    /**
+     * The command, with option errors reported in two lines (the error, then where help is) instead of the whole usage.
+     * An option given twice takes its last value, so that {@code ./demo.sh --requests 6000} overrides the script's own.
+     */
     static CommandLine commandLine() {
-        return new CommandLine(new ClientMain()).setParameterExceptionHandler((e, args) -> {
+        return new CommandLine(new ClientMain()).setOverwrittenOptionsAllowed(true).setParameterExceptionHandler((e, args) -> {
             e.getCommandLine().getErr().println("demo-client: " + e.getMessage());
             e.getCommandLine().getErr().println("Try 'demo-client --help' for the options.");
             return 2;

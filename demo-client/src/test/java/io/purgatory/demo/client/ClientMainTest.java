@@ -157,4 +157,12 @@ class ClientMainTest {
         }
         assertEquals(10, rows, "rows in docs/demo.md's demo-client option table");
     }
+
+    @Test
+    void anOptionGivenTwiceTakesItsLastValueAsDemoShRelies() {
+        final ClientOptions options = CommandLineOptions.parse("--requests", "3000", "--rate", "300", "--requests", "6000");
+
+        assertEquals(6000, options.requests());
+        assertEquals(300, options.rate());
+    }
 }
