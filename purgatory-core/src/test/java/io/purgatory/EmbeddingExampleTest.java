@@ -1,76 +1,79 @@
 package io.purgatory;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.purgatory.timer.MockTimer;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicLong;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.lang.reflect.Method;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
-/** The embedding example of the README, kept compiling and true. */
+/**
+ * The README's embedding example, taken from README.md itself (the first {@code java} block after
+ * the {@value #MARKER} comment), compiled as the file it claims to be and run: the README and the
+ * code cannot drift apart.
+ */
 class EmbeddingExampleTest {
 
-    record PartitionKey(String topic, int partition) {}
+    static final String MARKER = "<!-- embedding-example";
 
-    /** Answers a produce request once every in-sync replica has its offset, or times out. */
-    static final class DelayedProduce extends DelayedOperation {
-        private final AtomicLong highWatermark;
-        private final long requiredOffset;
-        private final CompletableFuture<String> response;
-
-        DelayedProduce(long timeoutMs, AtomicLong highWatermark, long requiredOffset,
-                CompletableFuture<String> response) {
-            super(timeoutMs);
-            this.highWatermark = highWatermark;
-            this.requiredOffset = requiredOffset;
-            this.response = response;
-        }
-
-        @Override public boolean tryComplete() {
-            return highWatermark.get() >= requiredOffset && forceComplete();
-        }
-
-        @Override public void onComplete() {
-            response.complete(highWatermark.get() >= requiredOffset ? "NONE" : "REQUEST_TIMED_OUT");
-        }
-
-        @Override public void onExpiration() {
-            // count the timeout, log it: the response was sent by onComplete
-        }
-    }
+    private static final Pattern BLOCK = Pattern.compile("```java\\n(.*?)\\n```", Pattern.DOTALL);
+    private static final Pattern PUBLIC_CLASS = Pattern.compile("^public (?:final )?class (\\w+)", Pattern.MULTILINE);
 
     @Test
-    void requestIsAnsweredWhenTheHighWatermarkReachesItsOffset() {
-        MockTimer timer = new MockTimer();
-        try (DelayedOperationPurgatory<DelayedProduce> purgatory =
-                DelayedOperationPurgatory.<DelayedProduce>builder("readme-acked").timer(timer).build()) {
-            AtomicLong highWatermark = new AtomicLong(0);
-            PartitionKey p0 = new PartitionKey("demo", 0);
-            CompletableFuture<String> response = new CompletableFuture<>();
+    void theReadmeExampleCompilesAndRunsAsPasted(@TempDir Path dir) throws Exception {
+        // surefire runs in the module's directory; the README is the repository's
+        final String source = exampleSource(Files.readString(Path.of("..", "README.md")));
+        final Matcher publicClass = PUBLIC_CLASS.matcher(source);
+        assertTrue(publicClass.find(), "the example declares a public class");
+        final String className = publicClass.group(1);
 
-            purgatory.tryCompleteElseWatch(new DelayedProduce(30_000, highWatermark, 42, response), List.of(p0));
-            assertFalse(response.isDone());
+        final Path file = dir.resolve(className + ".java");
+        Files.writeString(file, source);
+        final ByteArrayOutputStream diagnostics = new ByteArrayOutputStream();
+        final JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+        final int status = javac.run(null, diagnostics, diagnostics, "-Xlint:all", "-Werror",
+                "-classpath", codeSource(DelayedOperationPurgatory.class).toString(), "-d", dir.toString(), file.toString());
+        assertEquals(0, status, () -> "the README's example does not compile:\n" + diagnostics.toString(StandardCharsets.UTF_8));
 
-            highWatermark.set(42); // a follower fetched up to offset 42
-            assertEquals(1, purgatory.checkAndComplete(p0));
-            assertEquals("NONE", response.join());
-        }
+        assertEquals("keys: NONE, positions: NONE" + System.lineSeparator(), runMain(dir, className));
     }
 
-    @Test
-    void requestTimesOutWhenTheReplicasDoNotCatchUp() {
-        MockTimer timer = new MockTimer();
-        try (DelayedOperationPurgatory<DelayedProduce> purgatory =
-                DelayedOperationPurgatory.<DelayedProduce>builder("readme-timeout").timer(timer).build()) {
-            CompletableFuture<String> response = new CompletableFuture<>();
-            purgatory.tryCompleteElseWatch(
-                    new DelayedProduce(30_000, new AtomicLong(0), 42, response), List.of(new PartitionKey("demo", 0)));
+    /** The first {@code java} block after the marker. */
+    static String exampleSource(String readme) {
+        final int marker = readme.indexOf(MARKER);
+        assertTrue(marker >= 0, "README.md has the marker " + MARKER);
+        final Matcher block = BLOCK.matcher(readme);
+        assertTrue(block.find(marker), "a java block follows the marker");
+        return block.group(1) + "\n";
+    }
 
-            timer.advance(30_000);
-            assertEquals("REQUEST_TIMED_OUT", response.join());
-            assertEquals(1, purgatory.metrics().expired());
+    /** Runs {@code className.main} from the compiled classes, over this test's classpath, and returns what it printed. */
+    private static String runMain(Path classes, String className) throws Exception {
+        final ByteArrayOutputStream printed = new ByteArrayOutputStream();
+        final PrintStream stdout = System.out;
+        try (URLClassLoader loader = new URLClassLoader(new URL[] {classes.toUri().toURL()},
+                EmbeddingExampleTest.class.getClassLoader())) {
+            final Method main = loader.loadClass(className).getMethod("main", String[].class);
+            System.setOut(new PrintStream(printed, true, StandardCharsets.UTF_8));
+            main.invoke(null, (Object) new String[0]);
+        } finally {
+            System.setOut(stdout);
         }
+        return printed.toString(StandardCharsets.UTF_8);
+    }
+
+    private static Path codeSource(Class<?> type) throws Exception {
+        return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI());
     }
 }

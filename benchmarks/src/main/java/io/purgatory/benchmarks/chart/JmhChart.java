@@ -1,7 +1,9 @@
 package io.purgatory.benchmarks.chart;
 
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,13 +11,16 @@ import java.util.concurrent.Callable;
 import javax.imageio.ImageIO;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * The chart step: reads JMH JSON result files ({@code -rf json -rff <file>}) and writes one PNG line
  * chart per benchmark method and thread count: a metric by pending count, one line per timer. Runs
- * headless. See {@code --help} and docs/benchmarks.md.
+ * headless. See {@code --help} and docs/benchmarks.md. Writes to the command line's out and err
+ * writers; a file it cannot read or chart is one line on err and exit status 1, not a stack trace.
  *
  * <p>Not thread-safe; a command-line main.
  */
@@ -23,15 +28,18 @@ import picocli.CommandLine.Parameters;
         description = {
             "Writes one PNG line chart per benchmark method and thread count found in JMH JSON result files: "
                     + "the metric (y) by the --x parameter (x, log scale), one line per value of the --series "
-                    + "parameter, with the 99.9% confidence interval as error bars.",
+                    + "parameter, with the 99.9%% confidence interval as error bars.",
             ""},
         footer = {
             "",
             "Example:",
-            "  java -cp benchmarks/target/benchmarks.jar io.purgatory.benchmarks.chart.JmhChart --out docs/charts "
-                    + "add-cancel.json add-expire.json",
+            "  java -cp benchmarks/target/benchmarks.jar io.purgatory.benchmarks.chart.JmhChart --out docs/benchmarks "
+                    + "docs/benchmarks/results/add-cancel.json docs/benchmarks/results/add-expire.json",
             "  ... --metric gc.alloc.rate.norm    (bytes allocated per operation, from -prof gc)"})
 public final class JmhChart implements Callable<Integer> {
+
+    @Spec
+    private CommandSpec spec;
 
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
     private boolean help;
@@ -59,21 +67,43 @@ public final class JmhChart implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
         List<JmhResult> results = new ArrayList<>();
         for (Path file : resultFiles) {
-            results.addAll(JmhResult.read(file, metric));
+            try {
+                results.addAll(JmhResult.read(file, metric));
+            } catch (NoSuchFileException e) {
+                err.println("jmh-chart: no such file: " + file);
+                return 1;
+            } catch (IOException e) {
+                err.println("jmh-chart: cannot read " + file + ": " + firstLine(e.getMessage()));
+                return 1;
+            }
         }
         if (results.isEmpty()) {
-            System.err.println("no results with metric " + metric + " in " + resultFiles);
+            err.println("jmh-chart: no results with metric " + metric + " in " + resultFiles);
+            return 1;
+        }
+        List<Panel> panels;
+        try {
+            panels = Panel.group(results, xParam, seriesParam);
+        } catch (IllegalArgumentException e) {
+            err.println("jmh-chart: " + e.getMessage());
             return 1;
         }
         Files.createDirectories(outDirectory);
         String suffix = JmhResult.PRIMARY.equals(metric) ? ".png" : "-" + metric + ".png";
-        for (Panel panel : Panel.group(results, xParam, seriesParam)) {
+        for (Panel panel : panels) {
             Path file = outDirectory.resolve(panel.fileName(suffix));
             ImageIO.write(LineChart.render(panel), "png", file.toFile());
-            System.out.println(file);
+            out.println(file);
         }
         return 0;
+    }
+
+    /** Jackson's messages go on over several lines with the source location. */
+    private static String firstLine(String message) {
+        return message == null ? "" : message.lines().findFirst().orElse("");
     }
 }

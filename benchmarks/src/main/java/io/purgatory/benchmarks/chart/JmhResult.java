@@ -1,5 +1,8 @@
 package io.purgatory.benchmarks.chart;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,6 +33,9 @@ record JmhResult(String benchmark, int threads, Map<String, String> params, doub
     /** JMH's name for the benchmark's own score, as opposed to a profiler's secondary metrics. */
     static final String PRIMARY = "primary";
 
+    /** Thread-safe once configured; rejects anything after the document. */
+    private static final ObjectMapper MAPPER = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
     /** The short name: class and method, without the package. */
     String shortName() {
         int method = benchmark.lastIndexOf('.');
@@ -40,48 +46,50 @@ record JmhResult(String benchmark, int threads, Map<String, String> params, doub
     /**
      * Reads the results in a JMH JSON file that have the metric: {@link #PRIMARY}, or a secondary
      * metric such as {@code gc.alloc.rate.norm} (present with {@code -prof gc}).
+     *
+     * @throws IOException if the file cannot be read or is not a JMH result file
      */
     static List<JmhResult> read(Path file, String metric) throws IOException {
         return parse(Files.readString(file), metric);
     }
 
-    static List<JmhResult> parse(String json, String metric) {
+    /**
+     * The results in a JMH JSON document (an array of runs) that have the metric.
+     *
+     * @throws IOException if the document is not JSON, or not an array
+     */
+    // Visible for testing
+    static List<JmhResult> parse(String json, String metric) throws IOException {
+        JsonNode runs = MAPPER.readTree(json);
+        if (!runs.isArray()) {
+            throw new IOException("not a JMH result file: expected a JSON array of runs");
+        }
         List<JmhResult> results = new ArrayList<>();
-        for (Object element : (List<?>) Json.parse(json)) {
-            Map<?, ?> run = (Map<?, ?>) element;
-            Map<?, ?> measured = PRIMARY.equals(metric)
-                    ? (Map<?, ?>) run.get("primaryMetric")
-                    : secondary(run, metric);
-            if (measured == null) {
+        for (JsonNode run : runs) {
+            JsonNode measured = PRIMARY.equals(metric)
+                    ? run.path("primaryMetric")
+                    : run.path("secondaryMetrics").path(metric);
+            if (measured.isMissingNode()) {
                 continue;
             }
-            results.add(new JmhResult((String) run.get("benchmark"), ((Number) run.get("threads")).intValue(),
-                    params(run), number(measured.get("score")), number(measured.get("scoreError")),
-                    (String) measured.get("scoreUnit")));
+            results.add(new JmhResult(run.path("benchmark").asText(), run.path("threads").asInt(), params(run),
+                    number(measured.path("score")), number(measured.path("scoreError")),
+                    measured.path("scoreUnit").asText()));
         }
         return results;
     }
 
-    private static Map<?, ?> secondary(Map<?, ?> run, String metric) {
-        Map<?, ?> secondaries = (Map<?, ?>) run.get("secondaryMetrics");
-        return secondaries == null ? null : (Map<?, ?>) secondaries.get(metric);
+    private static Map<String, String> params(JsonNode run) {
+        Map<String, String> params = new LinkedHashMap<>();
+        run.path("params").properties().forEach(param -> params.put(param.getKey(), param.getValue().asText()));
+        return params;
     }
 
-    private static Map<String, String> params(Map<?, ?> run) {
-        Map<?, ?> params = (Map<?, ?>) run.get("params");
-        if (params == null) {
-            return Map.of();
+    /** JMH writes non-finite numbers as strings ("NaN"); a missing number is NaN too. */
+    private static double number(JsonNode value) {
+        if (value.isNumber()) {
+            return value.doubleValue();
         }
-        Map<String, String> copy = new LinkedHashMap<>();
-        params.forEach((name, value) -> copy.put((String) name, String.valueOf(value)));
-        return copy;
-    }
-
-    /** JMH writes non-finite numbers as strings ("NaN"). */
-    private static double number(Object value) {
-        if (value instanceof Number number) {
-            return number.doubleValue();
-        }
-        return value == null ? Double.NaN : Double.parseDouble((String) value);
+        return value.isTextual() ? Double.parseDouble(value.textValue()) : Double.NaN;
     }
 }

@@ -22,6 +22,7 @@ import java.util.TreeSet;
  */
 final class LineChart {
 
+    // Visible for testing (both)
     static final int WIDTH = 960;
     static final int HEIGHT = 600;
 
@@ -191,6 +192,7 @@ final class LineChart {
     }
 
     /** The smallest of 1, 2 or 5 times a power of ten that is at least rough. */
+    // Visible for testing
     static double niceStep(double rough) {
         double magnitude = Math.pow(10, Math.floor(Math.log10(rough)));
         for (double multiple : new double[] {1, 2, 5}) {
@@ -202,6 +204,7 @@ final class LineChart {
     }
 
     /** 1500 as {@code 1.5k}, 2000000 as {@code 2M}; numbers below a thousand as they are. */
+    // Visible for testing
     static String si(double value) {
         String[] suffixes = {"", "k", "M", "G", "T"};
         int i = 0;

@@ -1,6 +1,7 @@
 package io.purgatory.benchmarks.chart;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -47,5 +48,13 @@ class JmhResultTest {
         assertEquals(4, results.size(), "the two-thread runs were made without -prof gc");
         assertEquals(56.0, results.get(0).score());
         assertEquals("B/op", results.get(0).unit());
+    }
+
+    @Test
+    void rejectsWhatIsNotAJmhResultDocument() {
+        assertThrows(IOException.class, () -> JmhResult.parse("[{\"benchmark\": \"a\\", JmhResult.PRIMARY), "a trailing backslash");
+        assertThrows(IOException.class, () -> JmhResult.parse("[1, 2", JmhResult.PRIMARY));
+        assertThrows(IOException.class, () -> JmhResult.parse("[] x", JmhResult.PRIMARY));
+        assertThrows(IOException.class, () -> JmhResult.parse("{}", JmhResult.PRIMARY));
     }
 }

@@ -60,17 +60,17 @@ public final class ClientMain implements Callable<Integer> {
     static final int MAX_RECORD_SIZE = 1024 * 1024;
 
     @Spec
-    CommandSpec spec;
+    private CommandSpec spec;
 
     @Option(names = "--bootstrap", paramLabel = "HOST:PORT", defaultValue = "localhost:9092", converter = EndpointConverter.class,
             description = "The broker to connect to. Default: ${DEFAULT-VALUE}.")
     Endpoint bootstrap;
 
-    @Option(names = "--topic", paramLabel = "NAME", defaultValue = ClientOptions.DEFAULT_TOPIC,
+    @Option(names = "--topic", paramLabel = "NAME", defaultValue = "demo",
             description = "Topic to produce to; it must exist. Default: ${DEFAULT-VALUE}.")
     String topic;
 
-    @Option(names = "--requests", paramLabel = "N", defaultValue = "" + ClientOptions.DEFAULT_REQUESTS,
+    @Option(names = "--requests", paramLabel = "N", defaultValue = "2000",
             description = "Produce requests to send in total. Default: ${DEFAULT-VALUE}.")
     int requests;
 
@@ -78,7 +78,7 @@ public final class ClientMain implements Callable<Integer> {
             description = "Target requests per second; 0 = as fast as --concurrency allows. Default: ${DEFAULT-VALUE}.")
     double rate;
 
-    @Option(names = "--concurrency", paramLabel = "C", defaultValue = "" + ClientOptions.DEFAULT_CONCURRENCY,
+    @Option(names = "--concurrency", paramLabel = "C", defaultValue = "500",
             description = "Most requests in flight at once; at the limit, sending waits for outcomes. Default: ${DEFAULT-VALUE}.")
     int concurrency;
 
@@ -86,21 +86,21 @@ public final class ClientMain implements Callable<Integer> {
             description = "-1 (or all): wait for every in-sync replica; 1: the leader only; 0: no response. Default: ${DEFAULT-VALUE}.")
     short acks;
 
-    @Option(names = "--timeout-ms", paramLabel = "MS", defaultValue = "" + ClientOptions.DEFAULT_TIMEOUT_MS,
+    @Option(names = "--timeout-ms", paramLabel = "MS", defaultValue = "1000",
             description = "The produce request's timeoutMs: how long the broker waits for replicas before answering"
                     + " REQUEST_TIMED_OUT. Default: ${DEFAULT-VALUE}.")
     int timeoutMs;
 
-    @Option(names = "--record-size", paramLabel = "BYTES", defaultValue = "" + ClientOptions.DEFAULT_RECORD_SIZE,
+    @Option(names = "--record-size", paramLabel = "BYTES", defaultValue = "100",
             description = "Value size of the one record in each request (0.." + MAX_RECORD_SIZE + "). Default: ${DEFAULT-VALUE}.")
     int recordSize;
 
-    @Option(names = "--grace-ms", paramLabel = "MS", defaultValue = "" + ClientOptions.DEFAULT_GRACE_MS,
+    @Option(names = "--grace-ms", paramLabel = "MS", defaultValue = "5000",
             description = "How much longer than --timeout-ms to wait for a response before counting 'no response'; also the"
                     + " limit for the ApiVersions and Metadata requests. Default: ${DEFAULT-VALUE}.")
     int graceMs;
 
-    @Option(names = "--connect-timeout-ms", paramLabel = "MS", defaultValue = "" + ClientOptions.DEFAULT_CONNECT_TIMEOUT_MS,
+    @Option(names = "--connect-timeout-ms", paramLabel = "MS", defaultValue = "5000",
             description = "How long connecting may take. Default: ${DEFAULT-VALUE}.")
     int connectTimeoutMs;
 
@@ -108,9 +108,12 @@ public final class ClientMain implements Callable<Integer> {
         System.exit(commandLine().execute(args));
     }
 
-    /** The command, with option errors reported in two lines (the error, then where help is) instead of the whole usage. */
+    /**
+     * The command, with option errors reported in two lines (the error, then where help is) instead of the whole usage.
+     * An option given twice takes its last value, so that {@code ./demo.sh --requests 6000} overrides the script's own.
+     */
     static CommandLine commandLine() {
-        return new CommandLine(new ClientMain()).setParameterExceptionHandler((e, args) -> {
+        return new CommandLine(new ClientMain()).setOverwrittenOptionsAllowed(true).setParameterExceptionHandler((e, args) -> {
             e.getCommandLine().getErr().println("demo-client: " + e.getMessage());
             e.getCommandLine().getErr().println("Try 'demo-client --help' for the options.");
             return 2;

@@ -1,8 +1,8 @@
 package io.purgatory.demo.client;
 
 /**
- * One run's settings. Immutable; {@link ClientMain} checks the values a user gives, and
- * {@link #defaults(Endpoint)} gives the command line's defaults (for tests and embedding).
+ * One run's settings. Immutable, so thread-safe. {@link ClientMain} makes them from the command
+ * line and checks them; its options' {@code defaultValue}s are the one place the defaults are set.
  *
  * @param bootstrap the broker to connect to
  * @param topic the topic to produce to
@@ -27,29 +27,6 @@ record ClientOptions(
         int recordSize,
         int graceMs,
         int connectTimeoutMs) {
-
-    static final String DEFAULT_TOPIC = "demo";
-    static final int DEFAULT_REQUESTS = 2000;
-    static final double DEFAULT_RATE = 200;
-    static final int DEFAULT_CONCURRENCY = 500;
-    static final short DEFAULT_ACKS = -1;
-    static final int DEFAULT_TIMEOUT_MS = 1000;
-    static final int DEFAULT_RECORD_SIZE = 100;
-    static final int DEFAULT_GRACE_MS = 5000;
-    static final int DEFAULT_CONNECT_TIMEOUT_MS = 5000;
-
-    static ClientOptions defaults(Endpoint bootstrap) {
-        return new ClientOptions(bootstrap, DEFAULT_TOPIC, DEFAULT_REQUESTS, DEFAULT_RATE, DEFAULT_CONCURRENCY, DEFAULT_ACKS,
-                DEFAULT_TIMEOUT_MS, DEFAULT_RECORD_SIZE, DEFAULT_GRACE_MS, DEFAULT_CONNECT_TIMEOUT_MS);
-    }
-
-    ClientOptions withLoad(int requests, double rate, int concurrency) {
-        return new ClientOptions(bootstrap, topic, requests, rate, concurrency, acks, timeoutMs, recordSize, graceMs, connectTimeoutMs);
-    }
-
-    ClientOptions withAcks(short acks, int timeoutMs) {
-        return new ClientOptions(bootstrap, topic, requests, rate, concurrency, acks, timeoutMs, recordSize, graceMs, connectTimeoutMs);
-    }
 
     /** Whether the broker answers the produce requests at all ({@code acks} is not 0). */
     boolean expectsResponses() {

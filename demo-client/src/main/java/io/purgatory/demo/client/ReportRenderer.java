@@ -112,11 +112,13 @@ final class ReportRenderer {
      * The histogram bucket of a latency: 0 for [0, 1) ms, then {@code b} for
      * [2<sup>b-1</sup>, 2<sup>b</sup>) ms.
      */
+    // Visible for testing
     static int bucketOf(long micros) {
         final long ms = micros / 1000;
         return ms == 0 ? 0 : Long.SIZE - Long.numberOfLeadingZeros(ms);
     }
 
+    // Visible for testing
     static String bucketLabel(int bucket) {
         return bucket == 0 ? "0-1" : (1L << (bucket - 1)) + "-" + (1L << bucket);
     }
@@ -221,6 +223,7 @@ final class ReportRenderer {
      * Milliseconds to three significant figures (the histogram's precision), at least 0.01:
      * "0.42", "8.43", "23.4", "1002".
      */
+    // Visible for testing
     static String millis(long micros) {
         final double ms = micros / 1000.0;
         final String format = ms < 10 ? "%.2f" : ms < 100 ? "%.1f" : "%.0f";

@@ -2,17 +2,24 @@ package io.purgatory.demo.client;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.purgatory.demo.broker.BrokerConfig;
 import io.purgatory.demo.broker.DemoBroker;
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 
 /** The command end to end against an in-process demo broker: what a user sees, and the exit code. */
 class ClientMainTest {
@@ -133,5 +140,29 @@ class ClientMainTest {
             assertTrue(help.out().contains("\n  " + outcome + " "), "help explains '" + outcome + "': " + help);
         }
         assertTrue(help.out().contains("Example:"), help::toString);
+    }
+
+    @Test
+    void docsDemoMdGivesTheCommandLinesDefaults() throws IOException {
+        final String docs = Files.readString(Path.of("..", "docs", "demo.md"));
+        final String section = docs.substring(docs.indexOf("## demo-client"));
+        final Matcher row = Pattern.compile("^\\| `(--[a-z-]+)[^`]*` \\| `?([^`|]*?)`? \\|", Pattern.MULTILINE).matcher(section);
+        final CommandSpec spec = ClientMain.commandLine().getCommandSpec();
+        int rows = 0;
+        while (row.find()) {
+            final OptionSpec option = spec.findOption(row.group(1));
+            assertNotNull(option, "docs/demo.md documents " + row.group(1) + ", which demo-client does not have");
+            assertEquals(option.defaultValue(), row.group(2), "the default of " + row.group(1) + " in docs/demo.md");
+            rows++;
+        }
+        assertEquals(10, rows, "rows in docs/demo.md's demo-client option table");
+    }
+
+    @Test
+    void anOptionGivenTwiceTakesItsLastValueAsDemoShRelies() {
+        final ClientOptions options = CommandLineOptions.parse("--requests", "3000", "--rate", "300", "--requests", "6000");
+
+        assertEquals(6000, options.requests());
+        assertEquals(300, options.rate());
     }
 }

@@ -28,7 +28,12 @@ class DemoClientTest {
     }
 
     private ClientOptions options(int requests, short acks, int timeoutMs) {
-        return ClientOptions.defaults(new Endpoint("localhost", broker.port())).withLoad(requests, 0, 500).withAcks(acks, timeoutMs);
+        return options(requests, acks, timeoutMs, 500);
+    }
+
+    private ClientOptions options(int requests, short acks, int timeoutMs, int concurrency) {
+        return CommandLineOptions.parse("--bootstrap", "localhost:" + broker.port(), "--requests", "" + requests, "--rate", "0",
+                "--concurrency", "" + concurrency, "--acks", "" + acks, "--timeout-ms", "" + timeoutMs);
     }
 
     @Test
@@ -75,7 +80,7 @@ class DemoClientTest {
     @Test
     void concurrencyBoundsRequestsInFlight() throws Exception {
         broker = DemoBroker.start(BrokerConfig.builder().port(0).followers(2).stallReplica(2).build());
-        final ClientOptions options = options(6, (short) -1, 200).withLoad(6, 0, 2);
+        final ClientOptions options = options(6, (short) -1, 200, 2);
 
         final RunReport report = run(options);
 

@@ -37,7 +37,7 @@ class ReportRendererTest {
     }
 
     private static RunReport report(RunStats stats, int requests) {
-        final ClientOptions options = ClientOptions.defaults(new Endpoint("localhost", 9092)).withLoad(requests, 200, 500);
+        final ClientOptions options = CommandLineOptions.parse("--requests", "" + requests);
         final Handshake.Result setup = new Handshake.Result((short) 13, (short) 13,
                 new Handshake.TopicMetadata("demo", Uuid.ONE_UUID, List.of(0, 1, 2)));
         return new RunReport(options, setup, TimeUnit.MILLISECONDS.toNanos(1_550), TimeUnit.MILLISECONDS.toNanos(545), stats.sent(),

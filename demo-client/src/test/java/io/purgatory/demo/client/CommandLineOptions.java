@@ -1,0 +1,17 @@
+package io.purgatory.demo.client;
+
+import picocli.CommandLine;
+
+/** {@link ClientOptions} as the {@code demo-client} command line makes them: its defaults, checked. */
+final class CommandLineOptions {
+
+    private CommandLineOptions() {
+    }
+
+    /** The options for these arguments, the rest at their defaults. */
+    static ClientOptions parse(String... args) {
+        final CommandLine commandLine = ClientMain.commandLine();
+        commandLine.parseArgs(args);
+        return commandLine.<ClientMain>getCommand().options();
+    }
+}
