@@ -17,10 +17,11 @@ import org.apache.kafka.common.protocol.Errors;
  * at once and parks {@code acks=-1} produces as {@link DelayedProduce}s in the {@code produce}
  * purgatory, each watching its partitions at the end offsets it needs. A follower fetch that moves
  * a partition's high watermark calls {@code advance(partition, highWatermark)}, which tries only the
- * produces that the new high watermark can complete; an ISR change calls
- * {@code checkAndComplete(partition)}, which tries them all (a shrink can complete produces at any
- * offset, with {@code NONE} or {@code NOT_ENOUGH_REPLICAS_AFTER_APPEND}). Both come from the
- * follower thread with no partition lock held.
+ * produces that the new high watermark can complete; an ISR change (rare) calls
+ * {@code checkAndComplete(partition)}, which tries them all, as a leader change would (a shrink
+ * raises the high watermark, and settles produces with {@code NOT_ENOUGH_REPLICAS_AFTER_APPEND}
+ * when it leaves the ISR below the minimum). Both come from the follower thread with no partition
+ * lock held.
  *
  * <p>Thread-safe: the topic maps are built in the constructor and never change; partition state is
  * guarded by each {@link Partition}; the purgatory and {@link SimulatedFollowers} are thread-safe.

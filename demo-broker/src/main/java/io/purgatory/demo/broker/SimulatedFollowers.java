@@ -68,7 +68,8 @@ final class SimulatedFollowers implements AutoCloseable {
 
     /**
      * Runs the followers' fetches, ISR checks and stall cycle, one task at a time, and tells the
-     * time. Implementations are thread-safe.
+     * time. The broker's is thread-safe; a test's may instead run every task on the one thread that
+     * drives it and the followers.
      */
     interface Scheduler extends AutoCloseable {
         long nowMs();
