@@ -20,7 +20,9 @@ import org.apache.kafka.common.protocol.Errors;
  * leader had at t.
  *
  * <p>The high watermark never goes back: follower end offsets only grow, a follower leaving the
- * ISR can only raise the minimum, and one rejoins only once it has the high watermark.
+ * ISR can only raise the minimum, and one rejoins only once it has the high watermark. An append
+ * moves it only when the ISR is the leader alone, and then a produce is done as soon as it is
+ * appended, so appends need not tell the purgatory.
  *
  * <p>Thread-safe: every field below the constants is guarded by {@code this}. Methods that change
  * state report what the caller must tell the purgatory (the high watermark moved: {@code advance};

@@ -23,9 +23,9 @@ import org.slf4j.LoggerFactory;
  * uniformly from {@code [lagMs - jitterMs, lagMs + jitterMs]}: the follower then holds those
  * records and was caught up at t. If the leader has more by then, the next fetch is issued at once;
  * if not, none is in flight until the next append issues one. So a record appended at t is
- * replicated no earlier than t + lag (the fetch that carries it is issued at t or later) and, on a
- * follower that keeps up, no later than about t + 2 lags (the fetch in flight at t lands, the next
- * one carries it). The work is one fetch per follower and partition per lag, however many appends
+ * replicated no earlier than one lag after t (the fetch that carries it is issued at t or later)
+ * and, on a follower that keeps up, no later than about two lags after t (the fetch in flight at t
+ * lands, the next one carries it). The work is one fetch per follower and partition per lag, however many appends
  * there are. This is Kafka's model: a follower's fetch response carries what the leader has, and
  * the leader learns the follower holds it from the next fetch, a round trip later.
  *
