@@ -8,8 +8,10 @@ import org.apache.kafka.common.protocol.Errors;
 
 /**
  * An {@code acks=-1} produce waiting until every ISR replica of each of its partitions has its
- * records. It watches each waiting partition's {@link org.apache.kafka.common.TopicPartition}; a
- * follower fetch or an ISR change calls {@code checkAndComplete} for that partition.
+ * records. It watches each waiting partition's {@link org.apache.kafka.common.TopicPartition} at
+ * the end offset it needs there: it can complete once that partition's high watermark reaches the
+ * offset, which {@code advance(partition, highWatermark)} reports, or when the ISR changes, which
+ * {@code checkAndComplete(partition)} reports.
  *
  * <p>As in Kafka, a waiting partition's result is preset to {@link Errors#REQUEST_TIMED_OUT} and
  * replaced once its replicas reach the offset ({@link Errors#NONE}, or

@@ -123,6 +123,11 @@ public final class DemoBroker implements AutoCloseable {
         return partition(topic, partition).isr();
     }
 
+    /** How many times a follower replica (1..followers) has been dropped from a partition's ISR. */
+    public int timesLeftIsr(String topic, int partition, int replicaId) {
+        return partition(topic, partition).timesLeftIsr(replicaId);
+    }
+
     /** The leader's log end offset of a partition: the number of records appended to it. */
     public long logEndOffset(String topic, int partition) {
         return partition(topic, partition).leaderEndOffset();

@@ -19,10 +19,15 @@ import org.apache.kafka.common.protocol.Errors;
  * its log end offset reaches the high watermark. "Caught up at time t" means it held everything the
  * leader had at t.
  *
+ * <p>The high watermark never goes back: follower end offsets only grow, a follower leaving the
+ * ISR can only raise the minimum, and one rejoins only once it has the high watermark. An append
+ * moves it only when the ISR is the leader alone, and then a produce is done as soon as it is
+ * appended, so appends need not tell the purgatory.
+ *
  * <p>Thread-safe: every field below the constants is guarded by {@code this}. Methods that change
- * state report whether the caller must call {@code checkAndComplete} for this partition, and the
- * caller does so after the method returns, holding no partition lock (so a
- * {@link DelayedProduce} can take this lock inside its own).
+ * state report what the caller must tell the purgatory (the high watermark moved: {@code advance};
+ * the ISR changed: {@code checkAndComplete}), and the caller does so after the method returns,
+ * holding no partition lock (so a {@link DelayedProduce} can take this lock inside its own).
  */
 final class Partition {
     static final int LEADER_ID = 0;
@@ -35,6 +40,7 @@ final class Partition {
     private final long[] followerEndOffset;
     private final long[] lastCaughtUpMs;
     private final boolean[] inIsr;
+    private final int[] timesLeftIsr;
     private int isrSize;
 
     Partition(TopicPartition topicPartition, int followers, int minInsyncReplicas, long replicaLagTimeMaxMs, long nowMs) {
@@ -44,6 +50,7 @@ final class Partition {
         this.followerEndOffset = new long[followers];
         this.lastCaughtUpMs = new long[followers];
         this.inIsr = new boolean[followers];
+        this.timesLeftIsr = new int[followers];
         Arrays.fill(lastCaughtUpMs, nowMs);
         Arrays.fill(inIsr, true);
         this.isrSize = followers + 1;
@@ -100,25 +107,39 @@ final class Partition {
      * A follower fetched: it now holds every record up to {@code endOffset}, which the leader had
      * at {@code leaderHadItAtMs}.
      *
-     * @return what changed; anything but {@link FetchResult#NO_PROGRESS} may complete parked produces
+     * @return whether the high watermark moved, and to what, and whether the follower rejoined the
+     *     ISR; either may complete parked produces
      */
     synchronized FetchResult onFollowerFetch(int replicaId, long endOffset, long leaderHadItAtMs) {
         final int i = replicaId - 1;
-        final boolean advanced = endOffset > followerEndOffset[i];
-        if (advanced) {
+        final long highWatermarkBefore = highWatermark();
+        if (endOffset > followerEndOffset[i]) {
             followerEndOffset[i] = Math.min(endOffset, leaderEndOffset);
         }
         lastCaughtUpMs[i] = Math.max(lastCaughtUpMs[i], leaderHadItAtMs);
-        if (!inIsr[i] && followerEndOffset[i] >= highWatermark()) {
+        final boolean rejoined = !inIsr[i] && followerEndOffset[i] >= highWatermarkBefore;
+        if (rejoined) {
             inIsr[i] = true;
             isrSize++;
-            return FetchResult.REJOINED_ISR;
         }
-        return advanced ? FetchResult.ADVANCED : FetchResult.NO_PROGRESS;
+        final long highWatermark = highWatermark();
+        return new FetchResult(highWatermark > highWatermarkBefore ? highWatermark : FetchResult.NOT_MOVED, rejoined);
     }
 
-    /** What a follower fetch changed. */
-    enum FetchResult { NO_PROGRESS, ADVANCED, REJOINED_ISR }
+    /**
+     * What a follower fetch changed. Immutable.
+     *
+     * @param highWatermark the new high watermark, or {@link #NOT_MOVED} when it did not move (the
+     *     high watermark never goes back)
+     * @param rejoinedIsr whether the follower rejoined the ISR
+     */
+    record FetchResult(long highWatermark, boolean rejoinedIsr) {
+        static final long NOT_MOVED = -1L;
+
+        boolean highWatermarkMoved() {
+            return highWatermark != NOT_MOVED;
+        }
+    }
 
     /**
      * Drops from the ISR every follower that has not been caught up for longer than
@@ -136,10 +157,16 @@ final class Partition {
             if (inIsr[i] && nowMs - lastCaughtUpMs[i] > replicaLagTimeMaxMs) {
                 inIsr[i] = false;
                 isrSize--;
+                timesLeftIsr[i]++;
                 shrank = true;
             }
         }
         return shrank;
+    }
+
+    /** How many times the follower has been dropped from the ISR. */
+    synchronized int timesLeftIsr(int replicaId) {
+        return timesLeftIsr[replicaId - 1];
     }
 
     /** The ISR's replica ids, leader first. */

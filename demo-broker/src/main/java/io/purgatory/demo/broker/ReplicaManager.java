@@ -15,7 +15,13 @@ import org.apache.kafka.common.protocol.Errors;
 /**
  * The broker's partitions and the produce path: appends on the leader, answers {@code acks=0/1}
  * at once and parks {@code acks=-1} produces as {@link DelayedProduce}s in the {@code produce}
- * purgatory, where follower progress completes them.
+ * purgatory, each watching its partitions at the end offsets it needs. A follower fetch that moves
+ * a partition's high watermark calls {@code advance(partition, highWatermark)}, which tries only the
+ * produces that the new high watermark can complete; an ISR change (rare) calls
+ * {@code checkAndComplete(partition)}, which tries them all, as a leader change would (a shrink
+ * raises the high watermark, and settles produces with {@code NOT_ENOUGH_REPLICAS_AFTER_APPEND}
+ * when it leaves the ISR below the minimum). Both come from the follower thread with no partition
+ * lock held.
  *
  * <p>Thread-safe: the topic maps are built in the constructor and never change; partition state is
  * guarded by each {@link Partition}; the purgatory and {@link SimulatedFollowers} are thread-safe.
@@ -59,8 +65,17 @@ final class ReplicaManager implements AutoCloseable {
             all.addAll(partitions);
         });
         this.producePurgatory = new DelayedOperationPurgatory<>("produce");
-        this.followers = new SimulatedFollowers(config, all,
-                partition -> producePurgatory.checkAndComplete(partition.topicPartition()));
+        this.followers = new SimulatedFollowers(config, all, new SimulatedFollowers.Listener() {
+            @Override
+            public void highWatermarkMoved(Partition partition, long highWatermark) {
+                producePurgatory.advance(partition.topicPartition(), highWatermark);
+            }
+
+            @Override
+            public void isrChanged(Partition partition) {
+                producePurgatory.checkAndComplete(partition.topicPartition());
+            }
+        });
     }
 
     Topic topic(String name) {
@@ -92,18 +107,18 @@ final class ReplicaManager implements AutoCloseable {
      */
     void appendRecords(short acks, long timeoutMs, List<PartitionAppend> appends, Consumer<List<ProduceResult>> responder) {
         final List<ProduceResult> results = new ArrayList<>(appends.size());
-        final List<TopicPartition> waitingOn = new ArrayList<>();
+        final Map<TopicPartition, Long> requiredEndOffsets = new LinkedHashMap<>();
         for (PartitionAppend append : appends) {
             final ProduceResult result = append(acks, append);
             if (result.waitsFor() != null) {
-                waitingOn.add(result.waitsFor().topicPartition());
+                requiredEndOffsets.merge(result.waitsFor().topicPartition(), result.endOffset(), Math::max);
             }
             results.add(result);
         }
-        if (waitingOn.isEmpty()) {
+        if (requiredEndOffsets.isEmpty()) {
             responder.accept(results);
         } else {
-            producePurgatory.tryCompleteElseWatch(new DelayedProduce(Math.max(0, timeoutMs), results, responder), waitingOn);
+            producePurgatory.tryCompleteElseWatch(new DelayedProduce(Math.max(0, timeoutMs), results, responder), requiredEndOffsets);
         }
     }
 
@@ -119,9 +134,8 @@ final class ReplicaManager implements AutoCloseable {
             return ProduceResult.failed(Errors.NOT_ENOUGH_REPLICAS);
         }
         final long base = partition.append(append.records());
-        final long end = base + append.records();
-        followers.onAppend(partition, end);
-        return acks == -1 ? ProduceResult.awaitingReplication(partition, base, end) : ProduceResult.appended(base);
+        followers.onAppend(partition);
+        return acks == -1 ? ProduceResult.awaitingReplication(partition, base, base + append.records()) : ProduceResult.appended(base);
     }
 
     /**

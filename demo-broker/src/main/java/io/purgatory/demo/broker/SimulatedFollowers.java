@@ -1,68 +1,121 @@
 package io.purgatory.demo.broker;
 
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The follower replicas 1..N of every partition, simulated: after each leader append, each
- * follower that is not stalled fetches the new records after a lag drawn uniformly from
- * {@code [lagMs - jitterMs, lagMs + jitterMs]}. A stalled follower fetches nothing; when it resumes
- * it fetches everything the leader has, after one lag. Every {@code replicaLagTimeMaxMs / 2} the
- * ISR of each partition is checked, as Kafka's {@code isr-expiration} task does.
+ * The follower replicas 1..N of every partition, simulated the way Kafka's followers fetch: each
+ * follower has at most one fetch in flight per partition, and a fetch takes everything the leader
+ * had when it was issued.
  *
- * <p>Every fetch that moves a follower, and every ISR change, is reported to {@code onProgress}
- * (the broker calls {@code checkAndComplete} for the partition), from the fetcher thread and with no
- * partition lock held.
+ * <p>A fetch issued at time t records the leader's log end offset at t and lands after a lag drawn
+ * uniformly from {@code [lagMs - jitterMs, lagMs + jitterMs]}: the follower then holds those
+ * records and was caught up at t. If the leader has more by then, the next fetch is issued at once;
+ * if not, none is in flight until the next append issues one. So a record appended at t is
+ * replicated no earlier than one lag after t (the fetch that carries it is issued at t or later)
+ * and, on a follower that keeps up, no later than about two lags after t (the fetch in flight at t
+ * lands, the next one carries it). The work is one fetch per follower and partition per lag, however many appends
+ * there are. This is Kafka's model: a follower's fetch response carries what the leader has, and
+ * the leader learns the follower holds it from the next fetch, a round trip later.
+ *
+ * <p>A stalled follower fetches nothing: a fetch of its that lands while it is stalled is dropped.
+ * When it resumes it issues a fetch for every partition, which brings it up to the leader's end
+ * and back into the ISR (on an idle partition too). Every {@code replicaLagTimeMaxMs / 2} the ISR
+ * of each partition is checked, as Kafka's {@code isr-expiration} task does.
+ *
+ * <p>A fetch that moves a partition's high watermark is reported to
+ * {@link Listener#highWatermarkMoved}, and a follower leaving or rejoining the ISR to
+ * {@link Listener#isrChanged}, on the scheduler's thread, with no partition lock held.
  *
  * <p>Thread-safe. The stalled flags are an {@link AtomicIntegerArray} (index {@code replicaId - 1});
- * fetches, ISR checks and the stall cycle run on one scheduler thread, {@code replica-fetcher};
- * partition state is guarded by each {@link Partition}.
+ * each follower's in-flight flag for a partition is an {@link AtomicBoolean}, set by whoever issues
+ * its fetch and cleared by the fetch when no next one follows; the fetchers map is built in the
+ * constructor and never changes. Fetches, ISR checks and the stall cycle run on the
+ * {@link Scheduler}'s one thread ({@code replica-fetcher} in the broker); partition state is
+ * guarded by each {@link Partition}.
  */
 final class SimulatedFollowers implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SimulatedFollowers.class);
 
     private final List<Partition> partitions;
+    private final Map<Partition, List<FollowerFetcher>> fetchers;
     private final int followers;
     private final long lagMs;
     private final long jitterMs;
-    private final Consumer<Partition> onProgress;
+    private final Listener listener;
     private final AtomicIntegerArray stalled;
-    private final ScheduledThreadPoolExecutor scheduler;
+    private final Scheduler scheduler;
 
-    SimulatedFollowers(BrokerConfig config, List<Partition> partitions, Consumer<Partition> onProgress) {
+    /** What the followers tell the broker; called on the scheduler's thread with no partition lock held. */
+    interface Listener {
+        /** A follower fetch moved the partition's high watermark to {@code highWatermark}. */
+        void highWatermarkMoved(Partition partition, long highWatermark);
+
+        /** A follower left or rejoined the partition's ISR. */
+        void isrChanged(Partition partition);
+    }
+
+    /**
+     * Runs the followers' fetches, ISR checks and stall cycle, one task at a time, and tells the
+     * time. The broker's is thread-safe; a test's may instead run every task on the one thread that
+     * drives it and the followers.
+     */
+    interface Scheduler extends AutoCloseable {
+        long nowMs();
+
+        void schedule(Runnable task, long delayMs);
+
+        void scheduleAtFixedRate(Runnable task, long initialDelayMs, long periodMs);
+
+        /** Stops: tasks not run yet are dropped, and tasks scheduled from now on are ignored. */
+        @Override
+        void close();
+    }
+
+    /** Followers on the broker's {@code replica-fetcher} thread and the system clock. */
+    SimulatedFollowers(BrokerConfig config, List<Partition> partitions, Listener listener) {
+        this(config, partitions, listener, new FetcherThread());
+    }
+
+    SimulatedFollowers(BrokerConfig config, List<Partition> partitions, Listener listener, Scheduler scheduler) {
         this.partitions = List.copyOf(partitions);
         this.followers = config.followers();
         this.lagMs = config.replicaLagMs();
         this.jitterMs = config.replicaLagJitterMs();
-        this.onProgress = onProgress;
+        this.listener = listener;
         this.stalled = new AtomicIntegerArray(followers);
-        this.scheduler = new ScheduledThreadPoolExecutor(1, runnable -> {
-            final Thread thread = new Thread(runnable, "replica-fetcher");
-            thread.setDaemon(true);
-            return thread;
-        });
-        scheduler.setRemoveOnCancelPolicy(true);
-        scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        this.scheduler = scheduler;
+        final Map<Partition, List<FollowerFetcher>> byPartition = new IdentityHashMap<>();
+        for (Partition partition : this.partitions) {
+            final List<FollowerFetcher> perFollower = new ArrayList<>(followers);
+            for (int replicaId = 1; replicaId <= followers; replicaId++) {
+                perFollower.add(new FollowerFetcher(partition, replicaId));
+            }
+            byPartition.put(partition, List.copyOf(perFollower));
+        }
+        this.fetchers = byPartition;
 
         final long isrCheckMs = Math.max(1, config.replicaLagTimeMaxMs() / 2);
-        scheduler.scheduleAtFixedRate(this::checkIsr, isrCheckMs, isrCheckMs, TimeUnit.MILLISECONDS);
+        scheduler.scheduleAtFixedRate(this::checkIsr, isrCheckMs, isrCheckMs);
         scheduleStalls(config.stalledReplicas(), config.stallMs(), config.healthyMs());
     }
 
-    /** The leader of {@code partition} now has records up to {@code endOffset}. */
-    void onAppend(Partition partition, long endOffset) {
-        final long appendedAtMs = nowMs();
-        for (int replicaId = 1; replicaId <= followers; replicaId++) {
-            if (!isStalled(replicaId)) {
-                scheduleFetch(partition, replicaId, endOffset, appendedAtMs);
+    /** The leader of {@code partition} appended: each follower that is not stalled and has no fetch in flight issues one. */
+    void onAppend(Partition partition) {
+        for (FollowerFetcher fetcher : fetchers.get(partition)) {
+            if (!isStalled(fetcher.replicaId)) {
+                fetcher.issueUnlessInFlight();
             }
         }
     }
@@ -75,14 +128,13 @@ final class SimulatedFollowers implements AutoCloseable {
         }
     }
 
-    /** Lets a stalled follower fetch again; it catches up with every partition after one lag. */
+    /** Lets a stalled follower fetch again: it issues a fetch for every partition, so it catches up after one lag. */
     void resume(int replicaId) {
         checkReplicaId(replicaId);
         if (stalled.compareAndSet(replicaId - 1, 1, 0)) {
             log.info("replica {} resumes fetching", replicaId);
-            final long nowMs = nowMs();
             for (Partition partition : partitions) {
-                scheduleFetch(partition, replicaId, partition.leaderEndOffset(), nowMs);
+                fetchers.get(partition).get(replicaId - 1).issueUnlessInFlight();
             }
         }
     }
@@ -91,10 +143,64 @@ final class SimulatedFollowers implements AutoCloseable {
         return stalled.get(replicaId - 1) == 1;
     }
 
-    /** Stops the fetcher thread; fetches not yet made are dropped. */
+    /** Stops the scheduler; fetches not yet landed are dropped. */
     @Override
     public void close() {
-        scheduler.shutdownNow();
+        scheduler.close();
+    }
+
+    /**
+     * One follower's fetching of one partition. Its {@code inFlight} flag is the only state: set by
+     * the thread that issues the fetch (an append, a resume, or the fetch before it), cleared by the
+     * fetch when no next one follows.
+     */
+    private final class FollowerFetcher {
+        private final Partition partition;
+        private final int replicaId;
+        private final AtomicBoolean inFlight = new AtomicBoolean();
+
+        FollowerFetcher(Partition partition, int replicaId) {
+            this.partition = partition;
+            this.replicaId = replicaId;
+        }
+
+        void issueUnlessInFlight() {
+            if (inFlight.compareAndSet(false, true)) {
+                issue();
+            }
+        }
+
+        /** Issues a fetch of everything the leader has now; the caller has set {@code inFlight}. */
+        private void issue() {
+            final long endOffset = partition.leaderEndOffset();
+            final long issuedAtMs = scheduler.nowMs();
+            scheduler.schedule(() -> land(endOffset, issuedAtMs), sampleLagMs());
+        }
+
+        private void land(long endOffset, long issuedAtMs) {
+            final boolean wasStalled = isStalled(replicaId);
+            if (!wasStalled) {
+                report(partition.onFollowerFetch(replicaId, endOffset, issuedAtMs));
+                if (partition.leaderEndOffset() > endOffset) {
+                    issue(); // still in flight: the next fetch follows at once
+                    return;
+                }
+            }
+            inFlight.set(false);
+            // an append or a resume that found this fetch in flight left the next fetch to it
+            if (!isStalled(replicaId) && (wasStalled || partition.leaderEndOffset() > endOffset)) {
+                issueUnlessInFlight();
+            }
+        }
+
+        private void report(Partition.FetchResult result) {
+            if (result.rejoinedIsr()) {
+                log.info("replica {} caught up and rejoined the ISR of {}: ISR {}", replicaId, partition, partition.isr());
+                listener.isrChanged(partition);
+            } else if (result.highWatermarkMoved()) {
+                listener.highWatermarkMoved(partition, result.highWatermark());
+            }
+        }
     }
 
     private void scheduleStalls(Set<Integer> replicaIds, long stallMs, long healthyMs) {
@@ -107,36 +213,12 @@ final class SimulatedFollowers implements AutoCloseable {
             return;
         }
         final long periodMs = healthyMs + stallMs;
-        scheduler.scheduleAtFixedRate(() -> replicaIds.forEach(this::stall), healthyMs, periodMs, TimeUnit.MILLISECONDS);
-        scheduler.scheduleAtFixedRate(() -> replicaIds.forEach(this::resume), periodMs, periodMs, TimeUnit.MILLISECONDS);
-    }
-
-    private void scheduleFetch(Partition partition, int replicaId, long endOffset, long leaderHadItAtMs) {
-        try {
-            scheduler.schedule(() -> fetch(partition, replicaId, endOffset, leaderHadItAtMs), sampleLagMs(), TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException closed) {
-            // the broker is shutting down: followers stop
-        }
-    }
-
-    private void fetch(Partition partition, int replicaId, long endOffset, long leaderHadItAtMs) {
-        if (isStalled(replicaId)) {
-            return;
-        }
-        switch (partition.onFollowerFetch(replicaId, endOffset, leaderHadItAtMs)) {
-            case NO_PROGRESS:
-                return;
-            case REJOINED_ISR:
-                log.info("replica {} caught up and rejoined the ISR of {}: ISR {}", replicaId, partition, partition.isr());
-                break;
-            case ADVANCED:
-                break;
-        }
-        onProgress.accept(partition);
+        scheduler.scheduleAtFixedRate(() -> replicaIds.forEach(this::stall), healthyMs, periodMs);
+        scheduler.scheduleAtFixedRate(() -> replicaIds.forEach(this::resume), periodMs, periodMs);
     }
 
     private void checkIsr() {
-        final long nowMs = nowMs();
+        final long nowMs = scheduler.nowMs();
         final boolean[] fetching = new boolean[followers];
         for (int i = 0; i < followers; i++) {
             fetching[i] = !isStalled(i + 1);
@@ -144,7 +226,7 @@ final class SimulatedFollowers implements AutoCloseable {
         for (Partition partition : partitions) {
             if (partition.maybeShrinkIsr(nowMs, fetching)) {
                 log.info("ISR of {} shrank to {}", partition, partition.isr());
-                onProgress.accept(partition);
+                listener.isrChanged(partition);
             }
         }
     }
@@ -161,7 +243,54 @@ final class SimulatedFollowers implements AutoCloseable {
         }
     }
 
+    /** The system clock the broker's partitions and followers use, in milliseconds. */
     static long nowMs() {
         return TimeUnit.NANOSECONDS.toMillis(System.nanoTime());
+    }
+
+    /**
+     * The broker's scheduler: one daemon thread, {@code replica-fetcher}, and {@link #nowMs()}.
+     * Thread-safe ({@link ScheduledThreadPoolExecutor} is).
+     */
+    private static final class FetcherThread implements Scheduler {
+        private final ScheduledThreadPoolExecutor executor;
+
+        FetcherThread() {
+            executor = new ScheduledThreadPoolExecutor(1, runnable -> {
+                final Thread thread = new Thread(runnable, "replica-fetcher");
+                thread.setDaemon(true);
+                return thread;
+            });
+            executor.setRemoveOnCancelPolicy(true);
+            executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        }
+
+        @Override
+        public long nowMs() {
+            return SimulatedFollowers.nowMs();
+        }
+
+        @Override
+        public void schedule(Runnable task, long delayMs) {
+            try {
+                executor.schedule(task, delayMs, TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException closed) {
+                // the broker is shutting down: followers stop
+            }
+        }
+
+        @Override
+        public void scheduleAtFixedRate(Runnable task, long initialDelayMs, long periodMs) {
+            try {
+                executor.scheduleAtFixedRate(task, initialDelayMs, periodMs, TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException closed) {
+                // the broker is shutting down
+            }
+        }
+
+        @Override
+        public void close() {
+            executor.shutdownNow();
+        }
     }
 }

@@ -17,6 +17,8 @@ class PartitionTest {
     private static final boolean[] BOTH_FETCHING = {true, true};
     private static final boolean[] SECOND_STALLED = {true, false};
 
+    private static final FetchResult NOT_MOVED = new FetchResult(FetchResult.NOT_MOVED, false);
+
     private final Partition partition = new Partition(new TopicPartition("demo", 0), 2, 2, MAX_LAG_MS, 0);
 
     @Test
@@ -30,17 +32,39 @@ class PartitionTest {
     void aProduceIsDoneWhenEveryIsrReplicaHasItsEndOffset() {
         partition.append(5);
         assertNull(partition.replicationStatus(5));
-        assertEquals(FetchResult.ADVANCED, partition.onFollowerFetch(1, 5, 0));
+        assertEquals(NOT_MOVED, partition.onFollowerFetch(1, 5, 0));
         assertNull(partition.replicationStatus(5), "replica 2 is in the ISR and behind");
-        assertEquals(FetchResult.ADVANCED, partition.onFollowerFetch(2, 5, 0));
+        assertEquals(new FetchResult(5, false), partition.onFollowerFetch(2, 5, 0));
         assertEquals(Errors.NONE, partition.replicationStatus(5));
+    }
+
+    @Test
+    void aFetchReportsTheHighWatermarkOnlyWhenItMoves() {
+        partition.append(10);
+        assertEquals(NOT_MOVED, partition.onFollowerFetch(1, 6, 0), "replica 2 holds the high watermark at 0");
+        assertEquals(new FetchResult(4, false), partition.onFollowerFetch(2, 4, 0));
+        assertEquals(new FetchResult(6, false), partition.onFollowerFetch(2, 10, 0), "now replica 1 holds it");
+        assertEquals(NOT_MOVED, partition.onFollowerFetch(2, 10, 1), "a fetch with nothing new");
+        assertEquals(new FetchResult(10, false), partition.onFollowerFetch(1, 10, 1));
+    }
+
+    @Test
+    void aShrinkCountsTheFollowersItDrops() {
+        partition.append(1);
+        partition.onFollowerFetch(1, 1, 0);
+        partition.maybeShrinkIsr(MAX_LAG_MS + 1, SECOND_STALLED);
+        assertEquals(0, partition.timesLeftIsr(1));
+        assertEquals(1, partition.timesLeftIsr(2));
+        partition.onFollowerFetch(2, 1, 200);
+        partition.maybeShrinkIsr(200 + MAX_LAG_MS + 1, SECOND_STALLED);
+        assertEquals(2, partition.timesLeftIsr(2), "rejoined, then left again");
     }
 
     @Test
     void aFetchOfOldOrReorderedDataDoesNotMoveAFollowerBack() {
         partition.append(10);
         partition.onFollowerFetch(1, 10, 5);
-        assertEquals(FetchResult.NO_PROGRESS, partition.onFollowerFetch(1, 4, 1));
+        assertEquals(NOT_MOVED, partition.onFollowerFetch(1, 4, 1));
         assertEquals(10, partition.followerEndOffset(1));
     }
 
@@ -76,9 +100,9 @@ class PartitionTest {
         partition.maybeShrinkIsr(MAX_LAG_MS + 1, SECOND_STALLED);
         assertEquals(List.of(0, 1), partition.isr());
 
-        assertEquals(FetchResult.ADVANCED, partition.onFollowerFetch(2, 3, 150));
+        assertEquals(NOT_MOVED, partition.onFollowerFetch(2, 3, 150));
         assertEquals(List.of(0, 1), partition.isr(), "behind the high watermark 4");
-        assertEquals(FetchResult.REJOINED_ISR, partition.onFollowerFetch(2, 4, 160));
+        assertEquals(new FetchResult(FetchResult.NOT_MOVED, true), partition.onFollowerFetch(2, 4, 160));
         assertEquals(List.of(0, 1, 2), partition.isr());
         assertFalse(partition.maybeShrinkIsr(160 + MAX_LAG_MS, BOTH_FETCHING), "caught up at 160: not dropped again at once");
     }
@@ -86,7 +110,7 @@ class PartitionTest {
     @Test
     void aFollowerRejoinsOnAnIdlePartitionWhenItFetchesAgain() {
         partition.maybeShrinkIsr(MAX_LAG_MS + 1, SECOND_STALLED);
-        assertEquals(FetchResult.REJOINED_ISR, partition.onFollowerFetch(2, 0, 500));
+        assertEquals(new FetchResult(FetchResult.NOT_MOVED, true), partition.onFollowerFetch(2, 0, 500));
         assertEquals(List.of(0, 1, 2), partition.isr());
     }
 }

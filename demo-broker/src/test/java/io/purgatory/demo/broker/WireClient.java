@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -84,16 +85,25 @@ final class WireClient implements AutoCloseable {
     }
 
     static ProduceRequest produce(String topic, int partition, short acks, int timeoutMs, int records) {
+        return produce(topic, List.of(partition), acks, timeoutMs, records);
+    }
+
+    /** A produce of {@code records} records to each of {@code partitions} of one topic. */
+    static ProduceRequest produce(String topic, List<Integer> partitions, short acks, int timeoutMs, int records) {
         final SimpleRecord[] batch = new SimpleRecord[records];
         for (int i = 0; i < records; i++) {
             batch[i] = new SimpleRecord(("record-" + i).getBytes(java.nio.charset.StandardCharsets.UTF_8));
         }
+        final List<ProduceRequestData.PartitionProduceData> partitionData = new ArrayList<>(partitions.size());
+        for (int partition : partitions) {
+            partitionData.add(new ProduceRequestData.PartitionProduceData()
+                    .setIndex(partition)
+                    .setRecords(MemoryRecords.withRecords(Compression.NONE, batch)));
+        }
         final ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
         topics.add(new ProduceRequestData.TopicProduceData()
                 .setName(topic)
-                .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData()
-                        .setIndex(partition)
-                        .setRecords(MemoryRecords.withRecords(Compression.NONE, batch)))));
+                .setPartitionData(partitionData));
         // version 12 addresses topics by name; the broker's v13 (topic id) path is covered by KafkaProducer
         return ProduceRequest.builder(new ProduceRequestData().setAcks(acks).setTimeoutMs(timeoutMs).setTopicData(topics))
                 .build((short) 12);
