@@ -193,6 +193,11 @@ final class PositionIndex {
         return dead;
     }
 
+    // Visible for testing
+    int heapSize() {
+        return heapSize;
+    }
+
     private static int drainOne(PositionWatch watch, Object[] into, int n) {
         if (watch.op == null) {
             return n;
