@@ -7,6 +7,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * (the broker calls {@code checkAndComplete} for the partition), from the fetcher thread and with no
  * partition lock held.
  *
- * <p>Thread-safe. The stalled flags are an {@link AtomicIntegerArray} (index {@code replicaId - 1});
+ * <p>Thread-safe. The stalled flags and the mean lags are atomic arrays (index {@code replicaId - 1});
  * fetches, ISR checks and the stall cycle run on one scheduler thread, {@code replica-fetcher};
  * partition state is guarded by each {@link Partition}.
  */
@@ -31,19 +32,22 @@ final class SimulatedFollowers implements AutoCloseable {
 
     private final List<Partition> partitions;
     private final int followers;
-    private final long lagMs;
     private final long jitterMs;
     private final Consumer<Partition> onProgress;
     private final AtomicIntegerArray stalled;
+    private final AtomicLongArray meanLagMs; // per follower, index replicaId - 1; starts at the configured lag
     private final ScheduledThreadPoolExecutor scheduler;
 
     SimulatedFollowers(BrokerConfig config, List<Partition> partitions, Consumer<Partition> onProgress) {
         this.partitions = List.copyOf(partitions);
         this.followers = config.followers();
-        this.lagMs = config.replicaLagMs();
         this.jitterMs = config.replicaLagJitterMs();
         this.onProgress = onProgress;
         this.stalled = new AtomicIntegerArray(followers);
+        this.meanLagMs = new AtomicLongArray(followers);
+        for (int i = 0; i < followers; i++) {
+            meanLagMs.set(i, config.replicaLagMs());
+        }
         this.scheduler = new ScheduledThreadPoolExecutor(1, runnable -> {
             final Thread thread = new Thread(runnable, "replica-fetcher");
             thread.setDaemon(true);
@@ -87,6 +91,22 @@ final class SimulatedFollowers implements AutoCloseable {
         }
     }
 
+    /** Sets a follower's mean fetch lag from its next fetch on; the jitter stays as configured. */
+    void setLag(int replicaId, long lagMs) {
+        checkReplicaId(replicaId);
+        if (lagMs < 0) {
+            throw new IllegalArgumentException("a replica lag must be >= 0 ms, was " + lagMs);
+        }
+        meanLagMs.set(replicaId - 1, lagMs);
+        log.info("replica {} now fetches {}±{} ms after each append", replicaId, lagMs, jitterMs);
+    }
+
+    /** A follower's mean fetch lag. */
+    long lagMs(int replicaId) {
+        checkReplicaId(replicaId);
+        return meanLagMs.get(replicaId - 1);
+    }
+
     boolean isStalled(int replicaId) {
         return stalled.get(replicaId - 1) == 1;
     }
@@ -113,7 +133,7 @@ final class SimulatedFollowers implements AutoCloseable {
 
     private void scheduleFetch(Partition partition, int replicaId, long endOffset, long leaderHadItAtMs) {
         try {
-            scheduler.schedule(() -> fetch(partition, replicaId, endOffset, leaderHadItAtMs), sampleLagMs(), TimeUnit.MILLISECONDS);
+            scheduler.schedule(() -> fetch(partition, replicaId, endOffset, leaderHadItAtMs), sampleLagMs(replicaId), TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException closed) {
             // the broker is shutting down: followers stop
         }
@@ -149,7 +169,8 @@ final class SimulatedFollowers implements AutoCloseable {
         }
     }
 
-    private long sampleLagMs() {
+    private long sampleLagMs(int replicaId) {
+        final long lagMs = meanLagMs.get(replicaId - 1);
         final long low = Math.max(0, lagMs - jitterMs);
         final long high = lagMs + jitterMs;
         return low == high ? low : ThreadLocalRandom.current().nextLong(low, high + 1);
