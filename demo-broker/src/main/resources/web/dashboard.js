@@ -202,11 +202,11 @@
       g.stroke();
       g.fillText(Number.isInteger(value) ? whole(value) : value.toFixed(1), left - 6, py);
     }
-    g.textAlign = 'center';
     g.textBaseline = 'top';
     const tickMs = span > 90 * 1000 ? 60 * 1000 : 10 * 1000;
     for (let ago = 0; ago <= span; ago += tickMs) {
       const label = ago === 0 ? 'now' : '−' + (tickMs >= 60 * 1000 ? ago / 60000 + ' min' : ago / 1000 + ' s');
+      g.textAlign = ago === 0 ? 'right' : 'center';
       g.fillText(label, x(now - ago), bottom + 5);
     }
 

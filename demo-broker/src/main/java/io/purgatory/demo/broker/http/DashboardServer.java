@@ -33,9 +33,9 @@ import org.slf4j.LoggerFactory;
  * <p>It runs on its own event loop group of one thread, {@code http-io}, apart from the Kafka
  * listener's, so no HTTP client can delay a Kafka request; and it bounds what a client can make it
  * hold: {@value #MAX_CONNECTIONS} connections (more are closed on accept), request lines of 4 KiB,
- * headers of 8 KiB, bodies of {@value #MAX_BODY_BYTES} bytes (more gets 413), a connection that
- * sends no complete request for {@value #READ_TIMEOUT_SECONDS} s is closed, and an event stream
- * that does not read is closed ({@link EventStream}).
+ * headers of 8 KiB, bodies of {@value #MAX_BODY_BYTES} bytes (more gets 413); a connection that
+ * sends nothing for {@value #READ_TIMEOUT_SECONDS} s is closed (an event stream excepted), and so is
+ * an event stream that does not read ({@link EventStream}).
  *
  * <p>Thread-safe: start it with {@link #start}; {@link #close()} is idempotent and may be called
  * from any thread. Everything else runs on the {@code http-io} thread: the connections, the handler
