@@ -95,7 +95,9 @@ final class DashboardHandler extends SimpleChannelInboundHandler<FullHttpRequest
             case "/events" -> {
                 if (requireMethod(ctx, request, HttpMethod.GET)) {
                     // a stream has no further request to wait for: no read timeout from now on
-                    ctx.pipeline().remove(ReadTimeoutHandler.class);
+                    if (ctx.pipeline().get(ReadTimeoutHandler.class) != null) {
+                        ctx.pipeline().remove(ReadTimeoutHandler.class);
+                    }
                     events.subscribe(ctx);
                 }
             }
