@@ -27,6 +27,9 @@ import org.slf4j.LoggerFactory;
  * read (nor while it cannot take more responses), so one client cannot make the broker hold
  * unbounded work.
  *
+ * <p>Each request that parses is counted in {@link BrokerStats}, and so are the error codes of
+ * its response.
+ *
  * <p>One instance per channel; not thread-safe, confined to the channel's event loop.
  */
 final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {

@@ -129,6 +129,17 @@ class DashboardHttpTest {
     }
 
     @Test
+    void aLagSetOverHttpDelaysTheFollowersFetches() throws Exception {
+        assertEquals(200, post("/api/replicas/2/lag", "lagMs=300").statusCode());
+        try (WireClient client = new WireClient(broker.port())) {
+            final Answer answer = DemoBrokerTest.answer(client.send(WireClient.produce("demo", 0, ACKS_ALL, 30_000, 1)));
+            assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(answer).errorCode());
+            // replica 2 fetches 300 ± 1 ms after the append, so the ack cannot come sooner
+            assertTrue(answer.elapsedNanos() >= Duration.ofMillis(299).toNanos(), "acked after " + answer.elapsedNanos() + " ns");
+        }
+    }
+
+    @Test
     void aReplicaThatDoesNotExistIs404() throws Exception {
         final HttpResponse<String> tooHigh = post("/api/replicas/3/stall", "");
         assertEquals(404, tooHigh.statusCode());
@@ -207,6 +218,8 @@ class DashboardHttpTest {
             assertTrue(lines.contains("demo_broker_response_errors_total{api=\"Produce\",error=\"NONE\"} 10.0"), response.body());
             assertTrue(lines.contains("purgatory_operations_completed_total{purgatory=\"produce\"} 10.0"), response.body());
             assertTrue(lines.contains("demo_broker_connections 1.0"), response.body());
+            assertTrue(lines.stream().anyMatch(line -> line.matches("demo_broker_received_bytes_total [1-9][0-9]*\\.0")), response.body());
+            assertTrue(lines.stream().anyMatch(line -> line.matches("demo_broker_sent_bytes_total [1-9][0-9]*\\.0")), response.body());
             assertTrue(lines.contains("demo_broker_log_end_offset{partition=\"0\",replica=\"0\",topic=\"demo\"} 5.0"), response.body());
             assertTrue(lines.contains("purgatory_expiry_lateness_seconds{purgatory=\"produce\",quantile=\"0.99\"} 0.0"), response.body());
             assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(sent.get(0).join()).errorCode());
