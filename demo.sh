@@ -2,7 +2,9 @@
 # The demo, start to finish: builds the broker and client, starts the broker on a free port with
 # follower replica 2 stalling for 2.5 s after every 3 s of fetching, drives acks=-1 produce load
 # at it with the client (live lines, then the summary: acks versus timeouts), and stops the broker.
-# Extra arguments go to the client, e.g. ./demo.sh --requests 5000 --rate 500
+# While it runs, the broker's dashboard shows the same live, in a browser: the script prints its URL.
+# Extra arguments go to the client, e.g. ./demo.sh --requests 30000 --rate 300 (100 s, to watch the page longer).
+# DEMO_HTTP_PORT=8080 ./demo.sh serves the dashboard on that port instead of a free one.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
@@ -22,17 +24,22 @@ trap stop_broker EXIT
 
 echo "== starting demo-broker: topic demo with 3 partitions, followers 1 and 2, replica 2 stalls 2.5 s of every 5.5 s"
 java -jar demo-broker/target/demo-broker.jar --port 0 --port-file "$work/port" \
+  --http-port "${DEMO_HTTP_PORT:-0}" --http-port-file "$work/http-port" \
   --topic demo:3 --replicas 2 --replica-lag-ms 5 --replica-lag-jitter-ms 3 \
   --stall-replica 2 --healthy-ms 3000 --stall-ms 2500 &
 broker_pid=$!
 
 for _ in $(seq 1 300); do
-  [[ -s "$work/port" ]] && break
+  [[ -s "$work/port" && -s "$work/http-port" ]] && break
   kill -0 "$broker_pid" 2>/dev/null || { echo "demo-broker did not start" >&2; exit 1; }
   sleep 0.1
 done
-[[ -s "$work/port" ]] || { echo "demo-broker did not report its port within 30 s" >&2; exit 1; }
+[[ -s "$work/port" && -s "$work/http-port" ]] || { echo "demo-broker did not report its ports within 30 s" >&2; exit 1; }
 port="$(tr -d '[:space:]' < "$work/port")"
+http_port="$(tr -d '[:space:]' < "$work/http-port")"
+
+echo "== dashboard: http://127.0.0.1:$http_port/  (live acks, timeouts, ISR; stall and resume followers there)"
+echo "   metrics:   http://127.0.0.1:$http_port/metrics"
 
 echo "== running demo-client against localhost:$port: acks=-1, request timeout 1000 ms"
 status=0

@@ -1,5 +1,6 @@
 package io.purgatory.demo.broker;
 
+import io.purgatory.demo.broker.http.DashboardServer;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -18,8 +19,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code demo-broker} command: parses options, starts a {@link DemoBroker}, and closes it on
- * SIGTERM or Ctrl-C (answering parked requests first). Exit status: 0 after a clean stop, 1 when
- * the port cannot be bound, 2 for invalid options.
+ * SIGTERM or Ctrl-C (answering parked requests first); unless {@code --http-port -1}, it also serves
+ * the {@link DashboardServer dashboard and metrics}. Exit status: 0 after a clean stop, 1 when the
+ * Kafka or the dashboard port cannot be bound, 2 for invalid options.
  *
  * <p>Not thread-safe: picocli fills the fields, then calls {@link #call()} once, on one thread; the
  * broker it starts is thread-safe and is closed by the shutdown hook or the console's {@code quit}.
@@ -44,6 +46,9 @@ import picocli.CommandLine.Spec;
             "    demo-broker --stall-replica 2 --stall-ms 2500 --healthy-ms 4000",
             "  Replica 2 leaves the ISR after 1 s; parked produces then complete without it:",
             "    demo-broker --stall-replica 2 --replica-lag-time-max-ms 1000",
+            "",
+            "  Watch acks and timeouts live, stall and resume replicas with a click:",
+            "    demo-broker --http-port 8080, then open http://127.0.0.1:8080/",
             "",
             "Stop it with Ctrl-C or SIGTERM: parked requests are answered before connections close."})
 public final class BrokerMain implements Callable<Integer> {
@@ -108,6 +113,20 @@ public final class BrokerMain implements Callable<Integer> {
                     + " (Kafka reads one at a time). Default: ${DEFAULT-VALUE}.")
     int maxInFlightPerConnection;
 
+    @Option(names = "--http-port", paramLabel = "PORT", defaultValue = "8080",
+            description = "Port of the live dashboard (/), its Prometheus metrics (/metrics) and the replica controls;"
+                    + " 0 picks a free port (logged, and written to --http-port-file), -1 turns HTTP off. Default: ${DEFAULT-VALUE}.")
+    int httpPort;
+
+    @Option(names = "--http-host", paramLabel = "ADDRESS", defaultValue = "127.0.0.1",
+            description = "Address the dashboard listens on; the default serves this machine only, 0.0.0.0 serves every"
+                    + " network (anyone who reaches it can stall replicas). Default: ${DEFAULT-VALUE}.")
+    String httpHost;
+
+    @Option(names = "--http-port-file", paramLabel = "FILE",
+            description = "Write the dashboard's port to FILE once it listens (for scripts that start it with --http-port 0).")
+    Path httpPortFile;
+
     @Option(names = "--console",
             description = "Read commands from standard input: 'stall ID', 'resume ID', 'isr', 'quit'.")
     boolean console;
@@ -128,6 +147,10 @@ public final class BrokerMain implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         final BrokerConfig config = config();
+        if (httpPort < -1 || httpPort > 65_535) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--http-port must be -1 (off), 0 (a free port) or 1..65535, was " + httpPort);
+        }
         final DemoBroker broker;
         try {
             broker = DemoBroker.start(config);
@@ -135,17 +158,35 @@ public final class BrokerMain implements Callable<Integer> {
             spec.commandLine().getErr().println("demo-broker: cannot listen on port " + config.port() + ": " + e.getMessage());
             return 1;
         }
+        final DashboardServer dashboard;
+        try {
+            dashboard = httpPort < 0 ? null : DashboardServer.start(broker, httpHost, httpPort);
+        } catch (Exception e) {
+            broker.close();
+            spec.commandLine().getErr().println("demo-broker: cannot serve the dashboard on " + httpHost + ":" + httpPort + ": "
+                    + (e.getMessage() != null ? e.getMessage() : e.toString()));
+            return 1;
+        }
+        final Runnable stop = () -> {
+            if (dashboard != null) {
+                dashboard.close();
+            }
+            broker.close();
+        };
         final CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            broker.close();
+            stop.run();
             stopped.countDown();
         }, "demo-broker-shutdown"));
         if (portFile != null) {
             Files.writeString(portFile, broker.port() + System.lineSeparator());
         }
+        if (httpPortFile != null && dashboard != null) {
+            Files.writeString(httpPortFile, dashboard.port() + System.lineSeparator());
+        }
         if (console) {
             readConsole(broker);
-            broker.close();
+            stop.run();
             return 0;
         }
         stopped.await();

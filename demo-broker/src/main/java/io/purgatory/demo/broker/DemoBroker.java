@@ -17,6 +17,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.purgatory.PurgatoryMetrics;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -46,6 +47,7 @@ public final class DemoBroker implements AutoCloseable {
 
     private final BrokerConfig config;
     private final ReplicaManager replicaManager;
+    private final BrokerStats stats = new BrokerStats();
     private final EventLoopGroup acceptors;
     private final EventLoopGroup workers;
     private final ChannelGroup connections;
@@ -70,9 +72,10 @@ public final class DemoBroker implements AutoCloseable {
                         protected void initChannel(SocketChannel channel) {
                             connections.add(channel);
                             channel.pipeline()
+                                    .addLast("stats", stats.channelCounter())
                                     .addLast("frames", new LengthFieldBasedFrameDecoder(config.maxFrameBytes(), 0, 4, 0, 4))
                                     .addLast("length", new LengthFieldPrepender(4))
-                                    .addLast("requests", new KafkaRequestHandler(apis, config.maxInFlightPerConnection()));
+                                    .addLast("requests", new KafkaRequestHandler(apis, stats, config.maxInFlightPerConnection()));
                         }
                     })
                     .bind(config.port())
@@ -136,6 +139,43 @@ public final class DemoBroker implements AutoCloseable {
     /** Completed, expired and parked counts of the produce purgatory. */
     public PurgatoryMetrics producePurgatoryMetrics() {
         return replicaManager.producePurgatoryMetrics();
+    }
+
+    /** Sets a follower replica's (1..followers) mean fetch lag on every partition, from its next fetch on. */
+    public void setReplicaLag(int replicaId, long lagMs) {
+        replicaManager.followers().setLag(replicaId, lagMs);
+    }
+
+    /** A follower replica's (1..followers) mean fetch lag. */
+    public long replicaLagMs(int replicaId) {
+        return replicaManager.followers().lagMs(replicaId);
+    }
+
+    /** Whether a follower replica (1..followers) is stalled now. */
+    public boolean isReplicaStalled(int replicaId) {
+        if (replicaId < 1 || replicaId > config.followers()) {
+            throw new IllegalArgumentException("no follower replica " + replicaId + ": followers are 1.." + config.followers());
+        }
+        return replicaManager.followers().isStalled(replicaId);
+    }
+
+    /** Every partition's offsets and ISR, topics in configuration order; each partition read atomically. */
+    public List<PartitionState> partitionStates() {
+        final List<PartitionState> states = new ArrayList<>();
+        for (ReplicaManager.Topic topic : replicaManager.topics()) {
+            topic.partitions().forEach(partition -> states.add(partition.snapshot()));
+        }
+        return states;
+    }
+
+    /** The metrics of every purgatory the broker has. */
+    public List<PurgatoryMetrics> purgatoryMetrics() {
+        return List.of(replicaManager.producePurgatoryMetrics());
+    }
+
+    /** Connections, bytes, requests and response error codes of the Kafka listener. */
+    public BrokerStats stats() {
+        return stats;
     }
 
     /** Stops the broker after answering every parked request; see the class comment. */

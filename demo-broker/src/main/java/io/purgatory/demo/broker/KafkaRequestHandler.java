@@ -27,20 +27,25 @@ import org.slf4j.LoggerFactory;
  * read (nor while it cannot take more responses), so one client cannot make the broker hold
  * unbounded work.
  *
+ * <p>Each request that parses is counted in {@link BrokerStats}, and so are the error codes of
+ * its response.
+ *
  * <p>One instance per channel; not thread-safe, confined to the channel's event loop.
  */
 final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(KafkaRequestHandler.class);
 
     private final KafkaApis apis;
+    private final BrokerStats stats;
     private final int maxInFlight;
     private final ArrayDeque<ByteBuf> unhandled = new ArrayDeque<>();
     private ChannelHandlerContext ctx;
     private ResponseQueue responses;
     private boolean handling; // a response written while handling a frame must not recurse into the loop
 
-    KafkaRequestHandler(KafkaApis apis, int maxInFlight) {
+    KafkaRequestHandler(KafkaApis apis, BrokerStats stats, int maxInFlight) {
         this.apis = apis;
+        this.stats = stats;
         this.maxInFlight = maxInFlight;
     }
 
@@ -138,7 +143,8 @@ final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         final InetSocketAddress local = (InetSocketAddress) ctx.channel().localAddress();
-        apis.handle(header, request, local.getHostString(), local.getPort(), responses.reserve(header));
+        stats.onRequest(api);
+        apis.handle(header, request, local.getHostString(), local.getPort(), stats.counting(api, responses.reserve(header)));
     }
 
     private void close(String reason) {

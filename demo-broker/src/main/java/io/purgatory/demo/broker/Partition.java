@@ -181,6 +181,16 @@ final class Partition {
         return isr;
     }
 
+    /** This partition's offsets and ISR, read together under its lock. */
+    synchronized PartitionState snapshot() {
+        final List<Long> followerOffsets = new ArrayList<>(followerEndOffset.length);
+        for (long offset : followerEndOffset) {
+            followerOffsets.add(offset);
+        }
+        return new PartitionState(topicPartition.topic(), topicPartition.partition(), leaderEndOffset, highWatermark(),
+                followerOffsets, isr(), minInsyncReplicas);
+    }
+
     /** All replica ids, leader first. */
     List<Integer> replicas() {
         final List<Integer> replicas = new ArrayList<>(followers() + 1);

@@ -11,6 +11,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLongArray;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * {@link Listener#highWatermarkMoved}, and a follower leaving or rejoining the ISR to
  * {@link Listener#isrChanged}, on the scheduler's thread, with no partition lock held.
  *
- * <p>Thread-safe. The stalled flags are an {@link AtomicIntegerArray} (index {@code replicaId - 1});
+ * <p>Thread-safe. The stalled flags and the mean lags are atomic arrays (index {@code replicaId - 1});
  * each follower's in-flight flag for a partition is an {@link AtomicBoolean}, set by whoever issues
  * its fetch and cleared by the fetch when no next one follows; the fetchers map is built in the
  * constructor and never changes. Fetches, ISR checks and the stall cycle run on the
@@ -51,7 +52,7 @@ final class SimulatedFollowers implements AutoCloseable {
     private final List<Partition> partitions;
     private final Map<Partition, List<FollowerFetcher>> fetchers;
     private final int followers;
-    private final long lagMs;
+    private final AtomicLongArray meanLagMs; // per follower, index replicaId - 1; starts at the configured lag
     private final long jitterMs;
     private final Listener listener;
     private final AtomicIntegerArray stalled;
@@ -91,7 +92,10 @@ final class SimulatedFollowers implements AutoCloseable {
     SimulatedFollowers(BrokerConfig config, List<Partition> partitions, Listener listener, Scheduler scheduler) {
         this.partitions = List.copyOf(partitions);
         this.followers = config.followers();
-        this.lagMs = config.replicaLagMs();
+        this.meanLagMs = new AtomicLongArray(followers);
+        for (int i = 0; i < followers; i++) {
+            meanLagMs.set(i, config.replicaLagMs());
+        }
         this.jitterMs = config.replicaLagJitterMs();
         this.listener = listener;
         this.stalled = new AtomicIntegerArray(followers);
@@ -139,6 +143,22 @@ final class SimulatedFollowers implements AutoCloseable {
         }
     }
 
+    /** Sets a follower's mean fetch lag from its next fetch on; the jitter stays as configured. */
+    void setLag(int replicaId, long lagMs) {
+        checkReplicaId(replicaId);
+        if (lagMs < 0) {
+            throw new IllegalArgumentException("a replica lag must be >= 0 ms, was " + lagMs);
+        }
+        meanLagMs.set(replicaId - 1, lagMs);
+        log.info("replica {} now fetches {}±{} ms after each append", replicaId, lagMs, jitterMs);
+    }
+
+    /** A follower's mean fetch lag. */
+    long lagMs(int replicaId) {
+        checkReplicaId(replicaId);
+        return meanLagMs.get(replicaId - 1);
+    }
+
     boolean isStalled(int replicaId) {
         return stalled.get(replicaId - 1) == 1;
     }
@@ -174,7 +194,7 @@ final class SimulatedFollowers implements AutoCloseable {
         private void issue() {
             final long endOffset = partition.leaderEndOffset();
             final long issuedAtMs = scheduler.nowMs();
-            scheduler.schedule(() -> land(endOffset, issuedAtMs), sampleLagMs());
+            scheduler.schedule(() -> land(endOffset, issuedAtMs), sampleLagMs(replicaId));
         }
 
         private void land(long endOffset, long issuedAtMs) {
@@ -231,7 +251,8 @@ final class SimulatedFollowers implements AutoCloseable {
         }
     }
 
-    private long sampleLagMs() {
+    private long sampleLagMs(int replicaId) {
+        final long lagMs = meanLagMs.get(replicaId - 1);
         final long low = Math.max(0, lagMs - jitterMs);
         final long high = lagMs + jitterMs;
         return low == high ? low : ThreadLocalRandom.current().nextLong(low, high + 1);

@@ -26,7 +26,7 @@ class BrokerMainTest {
         assertEquals(0, run("--help"));
         for (String option : new String[] {"--port", "--topic", "--replicas", "--replica-lag-ms", "--replica-lag-jitter-ms",
                 "--stall-replica", "--stall-ms", "--healthy-ms", "--replica-lag-time-max-ms", "--min-insync-replicas",
-                "--max-frame-bytes", "REQUEST_TIMED_OUT"}) {
+                "--max-frame-bytes", "--http-port", "--http-host", "--http-port-file", "REQUEST_TIMED_OUT"}) {
             assertTrue(out.toString().contains(option), "help mentions " + option);
         }
     }
@@ -42,6 +42,23 @@ class BrokerMainTest {
     void anImpossibleConfigurationIsAnOptionError() {
         assertEquals(2, run("--replicas", "1", "--stall-replica", "2"));
         assertTrue(err.toString().startsWith("demo-broker: stalled replica 2 does not exist: followers are 1..1"), err.toString());
+    }
+
+    @Test
+    void anHttpPortOutOfRangeIsAnOptionError() {
+        assertEquals(2, run("--port", "0", "--http-port", "70000"));
+        assertTrue(err.toString().startsWith("demo-broker: --http-port must be -1 (off), 0 (a free port) or 1..65535, was 70000"),
+                err.toString());
+    }
+
+    @Test
+    void aDashboardPortInUseIsOneLineAndExitCodeOne() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            assertEquals(1, run("--port", "0", "--http-port", String.valueOf(taken.getLocalPort())));
+            assertTrue(err.toString().startsWith("demo-broker: cannot serve the dashboard on 127.0.0.1:" + taken.getLocalPort() + ": "),
+                    err.toString());
+            assertEquals(1, err.toString().lines().count(), err.toString());
+        }
     }
 
     @Test

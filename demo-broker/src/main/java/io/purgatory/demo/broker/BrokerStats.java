@@ -1,0 +1,130 @@
+package io.purgatory.demo.broker;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelHandler.Sharable;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractResponse;
+
+/**
+ * What the Kafka listener has seen, for the dashboard and {@code /metrics}: open connections,
+ * bytes read and written, requests by API, and error codes in responses by API (a produce response
+ * counts one code per partition, as {@link AbstractResponse#errorCounts()} does; {@code NONE}
+ * included). Counted at three points: {@link #channelCounter()} in each connection's pipeline,
+ * {@link #onRequest} when a request has parsed, {@link #counting} around its responder.
+ *
+ * <p>Thread-safe: every count is a {@link LongAdder}; the maps are concurrent and only grow.
+ */
+public final class BrokerStats {
+    /** A response error code of one API. */
+    public record ApiError(ApiKeys api, Errors error) {
+    }
+
+    private final LongAdder connections = new LongAdder();
+    private final LongAdder bytesIn = new LongAdder();
+    private final LongAdder bytesOut = new LongAdder();
+    private final Map<ApiKeys, LongAdder> requests = new ConcurrentHashMap<>();
+    private final Map<ApiError, LongAdder> responseErrors = new ConcurrentHashMap<>();
+    private final ChannelCounter channelCounter = new ChannelCounter();
+
+    /** Connections open now. */
+    public long connections() {
+        return connections.sum();
+    }
+
+    /** Bytes read from clients, length prefixes included. */
+    public long bytesIn() {
+        return bytesIn.sum();
+    }
+
+    /** Bytes written to clients, length prefixes included. */
+    public long bytesOut() {
+        return bytesOut.sum();
+    }
+
+    /** Requests that parsed, by API, in API key order. */
+    public Map<ApiKeys, Long> requests() {
+        final Map<ApiKeys, Long> copy = new TreeMap<>();
+        requests.forEach((api, count) -> copy.put(api, count.sum()));
+        return copy;
+    }
+
+    /** Error codes sent in responses, by API and code. */
+    public Map<ApiError, Long> responseErrors() {
+        final Map<ApiError, Long> copy = new HashMap<>();
+        responseErrors.forEach((key, count) -> copy.put(key, count.sum()));
+        return copy;
+    }
+
+    /** How many responses of {@code api} carried {@code error} (per partition, for produce). */
+    public long responseErrors(ApiKeys api, Errors error) {
+        final LongAdder count = responseErrors.get(new ApiError(api, error));
+        return count == null ? 0 : count.sum();
+    }
+
+    /** The one handler, shared by every connection, that counts connections and bytes; first in the pipeline. */
+    ChannelDuplexHandler channelCounter() {
+        return channelCounter;
+    }
+
+    void onRequest(ApiKeys api) {
+        requests.computeIfAbsent(api, key -> new LongAdder()).increment();
+    }
+
+    /** Wraps a responder so that the error codes of the response it sends are counted. */
+    KafkaApis.Responder counting(ApiKeys api, KafkaApis.Responder responder) {
+        return new KafkaApis.Responder() {
+            @Override
+            public void send(AbstractResponse response) {
+                response.errorCounts().forEach((error, count) ->
+                        responseErrors.computeIfAbsent(new ApiError(api, error), key -> new LongAdder()).add(count));
+                responder.send(response);
+            }
+
+            @Override
+            public void noResponse() {
+                responder.noResponse();
+            }
+        };
+    }
+
+    /** Counts connections and bytes; stateless apart from the adders it adds to, so one instance serves every channel. */
+    @Sharable
+    private final class ChannelCounter extends ChannelDuplexHandler {
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            connections.increment();
+            ctx.fireChannelActive();
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            connections.decrement();
+            ctx.fireChannelInactive();
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof ByteBuf) {
+                bytesIn.add(((ByteBuf) msg).readableBytes());
+            }
+            ctx.fireChannelRead(msg);
+        }
+
+        @Override
+        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+            if (msg instanceof ByteBuf) {
+                bytesOut.add(((ByteBuf) msg).readableBytes());
+            }
+            ctx.write(msg, promise);
+        }
+    }
+}

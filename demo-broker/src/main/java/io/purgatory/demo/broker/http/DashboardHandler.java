@@ -1,0 +1,224 @@
+package io.purgatory.demo.broker.http;
+
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler.Sharable;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.timeout.ReadTimeoutException;
+import io.netty.handler.timeout.ReadTimeoutHandler;
+import io.purgatory.demo.broker.DemoBroker;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Answers the dashboard's HTTP requests:
+ *
+ * <ul>
+ *   <li>{@code GET /} (also {@code /index.html}), {@code /dashboard.js}, {@code /dashboard.css}:
+ *       the page;</li>
+ *   <li>{@code GET /metrics}: Prometheus text;</li>
+ *   <li>{@code GET /events}: the live feed, server-sent events;</li>
+ *   <li>{@code GET /api/state}: the latest sample, JSON;</li>
+ *   <li>{@code POST /api/replicas/ID/stall}, {@code .../resume}: what {@code --console}'s
+ *       {@code stall ID} and {@code resume ID} do; {@code POST /api/replicas/ID/lag} with the
+ *       form body {@code lagMs=MS} sets the follower's mean fetch lag. Each answers the replica's
+ *       state as JSON.</li>
+ * </ul>
+ *
+ * <p>Errors are short text: 404 for an unknown path or replica, 405 (with {@code Allow}) for a
+ * method a path does not take, 400 for a request or body that does not parse, 403 for a
+ * {@code POST} whose {@code Origin} is another site (a page elsewhere must not stall replicas).
+ *
+ * <p>Thread-safe as far as it matters: one instance serves every channel, all on the HTTP event
+ * loop's single thread; its fields are final and the {@link EventStream} is confined to that loop.
+ */
+@Sharable
+final class DashboardHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
+    private static final Logger log = LoggerFactory.getLogger(DashboardHandler.class);
+    private static final Pattern REPLICA_ACTION = Pattern.compile("/api/replicas/([^/]+)/(stall|resume|lag)");
+    private static final long MAX_LAG_MS = 60_000;
+
+    private final DemoBroker broker;
+    private final StaticAssets assets;
+    private final MetricsExporter metrics;
+    private final EventStream events;
+
+    DashboardHandler(DemoBroker broker, StaticAssets assets, MetricsExporter metrics, EventStream events) {
+        this.broker = broker;
+        this.assets = assets;
+        this.metrics = metrics;
+        this.events = events;
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+        if (request.decoderResult().isFailure()) {
+            respond(ctx, request, text(HttpResponseStatus.BAD_REQUEST, "malformed HTTP request"), false);
+            return;
+        }
+        final String path = new QueryStringDecoder(request.uri()).path();
+        final StaticAssets.Asset asset = assets.get(path);
+        if (asset != null) {
+            if (requireMethod(ctx, request, HttpMethod.GET)) {
+                respond(ctx, request, bytes(HttpResponseStatus.OK, asset.bytes(), asset.contentType()), true);
+            }
+            return;
+        }
+        switch (path) {
+            case "/metrics" -> {
+                if (requireMethod(ctx, request, HttpMethod.GET)) {
+                    respond(ctx, request, bytes(HttpResponseStatus.OK, metrics.scrape(), MetricsExporter.CONTENT_TYPE), true);
+                }
+            }
+            case "/api/state" -> {
+                if (requireMethod(ctx, request, HttpMethod.GET)) {
+                    respond(ctx, request, json(HttpResponseStatus.OK, events.latest()), true);
+                }
+            }
+            case "/events" -> {
+                if (requireMethod(ctx, request, HttpMethod.GET)) {
+                    // a stream has no further request to wait for: no read timeout from now on
+                    if (ctx.pipeline().get(ReadTimeoutHandler.class) != null) {
+                        ctx.pipeline().remove(ReadTimeoutHandler.class);
+                    }
+                    events.subscribe(ctx);
+                }
+            }
+            default -> {
+                final Matcher replicaAction = REPLICA_ACTION.matcher(path);
+                if (!replicaAction.matches()) {
+                    respond(ctx, request, text(HttpResponseStatus.NOT_FOUND, "no such page: " + path), true);
+                } else if (requireMethod(ctx, request, HttpMethod.POST)) {
+                    replicaAction(ctx, request, replicaAction.group(1), replicaAction.group(2));
+                }
+            }
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof ReadTimeoutException) {
+            log.debug("closing HTTP connection from {}: no request within the read timeout", ctx.channel().remoteAddress());
+        } else if (cause instanceof IOException) {
+            log.debug("HTTP connection from {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
+        } else {
+            log.warn("closing HTTP connection from {}", ctx.channel().remoteAddress(), cause);
+        }
+        ctx.close();
+    }
+
+    private void replicaAction(ChannelHandlerContext ctx, FullHttpRequest request, String idText, String action) {
+        final String origin = request.headers().get(HttpHeaderNames.ORIGIN);
+        final String host = request.headers().get(HttpHeaderNames.HOST);
+        if (origin != null && !origin.equals("http://" + host)) {
+            respond(ctx, request, text(HttpResponseStatus.FORBIDDEN, "cross-site request from " + origin + " refused"), true);
+            return;
+        }
+        final int followers = broker.config().followers();
+        final int id;
+        try {
+            id = Integer.parseInt(idText);
+        } catch (NumberFormatException e) {
+            respond(ctx, request, text(HttpResponseStatus.NOT_FOUND, "no follower replica '" + idText + "': followers are 1.." + followers), true);
+            return;
+        }
+        if (id < 1 || id > followers) {
+            respond(ctx, request, text(HttpResponseStatus.NOT_FOUND, "no follower replica " + id + ": followers are 1.." + followers), true);
+            return;
+        }
+        switch (action) {
+            case "stall" -> broker.stallReplica(id);
+            case "resume" -> broker.resumeReplica(id);
+            default -> {
+                final Long lagMs = lagMs(request.content().toString(StandardCharsets.UTF_8));
+                if (lagMs == null) {
+                    respond(ctx, request, text(HttpResponseStatus.BAD_REQUEST,
+                            "expected the form body lagMs=MS with MS a whole number in 0.." + MAX_LAG_MS), true);
+                    return;
+                }
+                broker.setReplicaLag(id, lagMs);
+            }
+        }
+        final String state = new JsonWriter().beginObject()
+                .name("id").value(id)
+                .name("stalled").value(broker.isReplicaStalled(id))
+                .name("lagMs").value(broker.replicaLagMs(id))
+                .endObject().toString();
+        respond(ctx, request, json(HttpResponseStatus.OK, state), true);
+    }
+
+    /** The {@code lagMs} of a form body holding that one field, or {@code null} when it is anything else. */
+    private static Long lagMs(String body) {
+        final Map<String, List<String>> fields = new QueryStringDecoder(body.strip(), StandardCharsets.UTF_8, false).parameters();
+        final List<String> values = fields.get("lagMs");
+        if (fields.size() != 1 || values == null || values.size() != 1) {
+            return null;
+        }
+        try {
+            final long lagMs = Long.parseLong(values.get(0));
+            return lagMs >= 0 && lagMs <= MAX_LAG_MS ? lagMs : null;
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    /** Whether the request has {@code allowed} as its method; if not, answers 405. */
+    private static boolean requireMethod(ChannelHandlerContext ctx, FullHttpRequest request, HttpMethod allowed) {
+        if (request.method().equals(allowed)) {
+            return true;
+        }
+        final FullHttpResponse response = text(HttpResponseStatus.METHOD_NOT_ALLOWED,
+                request.method() + " is not allowed here; use " + allowed);
+        response.headers().set(HttpHeaderNames.ALLOW, allowed.name());
+        respond(ctx, request, response, true);
+        return false;
+    }
+
+    private static FullHttpResponse text(HttpResponseStatus status, String message) {
+        return bytes(status, (message + "\n").getBytes(StandardCharsets.UTF_8), "text/plain; charset=utf-8");
+    }
+
+    private static FullHttpResponse json(HttpResponseStatus status, String json) {
+        return bytes(status, json.getBytes(StandardCharsets.UTF_8), "application/json");
+    }
+
+    private static FullHttpResponse bytes(HttpResponseStatus status, byte[] body, String contentType) {
+        final FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(body));
+        response.headers()
+                .set(HttpHeaderNames.CONTENT_TYPE, contentType)
+                .set(HttpHeaderNames.CONTENT_LENGTH, body.length)
+                .set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_STORE)
+                .set("X-Content-Type-Options", "nosniff")
+                // the page loads nothing from elsewhere; the browser test would see a violation as a console error
+                .set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:");
+        return response;
+    }
+
+    /** Sends the response; the connection stays open when the client asked for that and {@code keepAlive} allows it. */
+    private static void respond(ChannelHandlerContext ctx, FullHttpRequest request, FullHttpResponse response, boolean keepAlive) {
+        final boolean keep = keepAlive && HttpUtil.isKeepAlive(request);
+        HttpUtil.setKeepAlive(response, keep);
+        if (keep) {
+            ctx.writeAndFlush(response);
+        } else {
+            ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+}

@@ -1,0 +1,161 @@
+package io.purgatory.demo.broker.http;
+
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.core.metrics.SummaryWithCallback;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.Quantile;
+import io.prometheus.metrics.model.snapshots.Quantiles;
+import io.purgatory.LatencyHistogram;
+import io.purgatory.PurgatoryMetrics;
+import io.purgatory.demo.broker.BrokerStats;
+import io.purgatory.demo.broker.DemoBroker;
+import io.purgatory.demo.broker.PartitionState;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.List;
+
+/**
+ * The broker's metrics in the Prometheus text exposition format, written by the Prometheus Java
+ * client ({@code prometheus-metrics-core} callbacks read the live values at each scrape):
+ *
+ * <ul>
+ *   <li>per purgatory ({@code purgatory} label): {@code purgatory_operations_completed_total},
+ *       {@code purgatory_operations_expired_total}, {@code purgatory_watches_purged_total},
+ *       {@code purgatory_delayed_operations}, {@code purgatory_watched_operations}, and the expiry
+ *       lateness as a summary {@code purgatory_expiry_lateness_seconds} (quantiles 0.5, 0.9, 0.99,
+ *       0.999 and the count, from the purgatory's histogram, which keeps no sum) with
+ *       {@code purgatory_expiry_lateness_max_seconds};</li>
+ *   <li>the Kafka listener: {@code demo_broker_requests_total} by {@code api},
+ *       {@code demo_broker_response_errors_total} by {@code api} and {@code error} (one per
+ *       partition for produce), {@code demo_broker_connections},
+ *       {@code demo_broker_received_bytes_total}, {@code demo_broker_sent_bytes_total};</li>
+ *   <li>replication: {@code demo_broker_log_end_offset} by {@code topic}, {@code partition} and
+ *       {@code replica}, {@code demo_broker_high_watermark}, {@code demo_broker_isr_size},
+ *       {@code demo_broker_min_insync_replicas}, {@code demo_broker_replica_stalled} by
+ *       {@code replica}.</li>
+ * </ul>
+ *
+ * <p>Thread-safe: the registry is built in the constructor and only read afterwards; the callbacks
+ * read thread-safe broker state.
+ */
+final class MetricsExporter {
+    /** The {@code Content-Type} of {@link #scrape()}. */
+    static final String CONTENT_TYPE = PrometheusTextFormatWriter.CONTENT_TYPE;
+
+    private static final double[] QUANTILES = {0.5, 0.9, 0.99, 0.999};
+
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final PrometheusTextFormatWriter writer = new PrometheusTextFormatWriter(false);
+
+    MetricsExporter(DemoBroker broker) {
+        registerPurgatories(broker.purgatoryMetrics());
+        registerListener(broker.stats());
+        registerReplication(broker);
+    }
+
+    /** The current metrics, as Prometheus text. */
+    byte[] scrape() {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream(8192);
+        try {
+            writer.write(out, registry.scrape());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot happen: writing to memory", e);
+        }
+        return out.toByteArray();
+    }
+
+    private void registerPurgatories(List<PurgatoryMetrics> purgatories) {
+        CounterWithCallback.builder().name("purgatory_operations_completed")
+                .help("Operations completed before their timeout (tryComplete or forceComplete)").labelNames("purgatory")
+                .callback(cb -> purgatories.forEach(p -> cb.call(p.completed(), p.getName()))).register(registry);
+        CounterWithCallback.builder().name("purgatory_operations_expired")
+                .help("Operations completed by expiring, close() included").labelNames("purgatory")
+                .callback(cb -> purgatories.forEach(p -> cb.call(p.expired(), p.getName()))).register(registry);
+        CounterWithCallback.builder().name("purgatory_watches_purged")
+                .help("Completed operations' watches removed by purges").labelNames("purgatory")
+                .callback(cb -> purgatories.forEach(p -> cb.call(p.purged(), p.getName()))).register(registry);
+        GaugeWithCallback.builder().name("purgatory_delayed_operations")
+                .help("Operations parked in the purgatory now").labelNames("purgatory")
+                .callback(cb -> purgatories.forEach(p -> cb.call(p.delayed(), p.getName()))).register(registry);
+        GaugeWithCallback.builder().name("purgatory_watched_operations")
+                .help("Watches held by the purgatory's watch lists now, completed ones not yet purged included")
+                .labelNames("purgatory")
+                .callback(cb -> purgatories.forEach(p -> cb.call(p.watched(), p.getName()))).register(registry);
+        SummaryWithCallback.builder().name("purgatory_expiry_lateness_seconds")
+                .help("How long after its deadline each expired operation expired, on the timer's clock (millisecond"
+                        + " resolution; quantiles at most 6.25% above the true value)")
+                .labelNames("purgatory")
+                .callback(cb -> purgatories.forEach(p -> {
+                    final LatencyHistogram lateness = p.expiryLateness();
+                    final Quantiles.Builder quantiles = Quantiles.builder();
+                    for (double q : QUANTILES) {
+                        quantiles.quantile(new Quantile(q, lateness.valueAtPercentileMs(q * 100) / 1000.0));
+                    }
+                    cb.call(lateness.count(), Double.NaN, quantiles.build(), p.getName());
+                })).register(registry);
+        GaugeWithCallback.builder().name("purgatory_expiry_lateness_max_seconds")
+                .help("The latest expiry so far, past its deadline").labelNames("purgatory")
+                .callback(cb -> purgatories.forEach(p -> cb.call(p.expiryLateness().maxMs() / 1000.0, p.getName())))
+                .register(registry);
+    }
+
+    private void registerListener(BrokerStats stats) {
+        CounterWithCallback.builder().name("demo_broker_requests")
+                .help("Kafka requests parsed, by API").labelNames("api")
+                .callback(cb -> stats.requests().forEach((api, count) -> cb.call(count, api.name)))
+                .register(registry);
+        CounterWithCallback.builder().name("demo_broker_response_errors")
+                .help("Error codes in Kafka responses, by API and error (one per partition for Produce; NONE included)")
+                .labelNames("api", "error")
+                .callback(cb -> stats.responseErrors().forEach((key, count) -> cb.call(count, key.api().name, key.error().name())))
+                .register(registry);
+        GaugeWithCallback.builder().name("demo_broker_connections")
+                .help("Kafka client connections open now")
+                .callback(cb -> cb.call(stats.connections())).register(registry);
+        CounterWithCallback.builder().name("demo_broker_received_bytes")
+                .help("Bytes read from Kafka clients")
+                .callback(cb -> cb.call(stats.bytesIn())).register(registry);
+        CounterWithCallback.builder().name("demo_broker_sent_bytes")
+                .help("Bytes written to Kafka clients")
+                .callback(cb -> cb.call(stats.bytesOut())).register(registry);
+    }
+
+    private void registerReplication(DemoBroker broker) {
+        GaugeWithCallback.builder().name("demo_broker_log_end_offset")
+                .help("Log end offset of each replica of each partition (replica 0 is the leader)")
+                .labelNames("topic", "partition", "replica")
+                .callback(cb -> broker.partitionStates().forEach(p -> {
+                    final String partition = String.valueOf(p.partition());
+                    cb.call(p.leaderEndOffset(), p.topic(), partition, "0");
+                    for (int i = 0; i < p.followerEndOffsets().size(); i++) {
+                        cb.call(p.followerEndOffsets().get(i), p.topic(), partition, String.valueOf(i + 1));
+                    }
+                })).register(registry);
+        GaugeWithCallback.builder().name("demo_broker_high_watermark")
+                .help("High watermark of each partition: the smallest log end offset in its ISR")
+                .labelNames("topic", "partition")
+                .callback(cb -> broker.partitionStates().forEach(p ->
+                        cb.call(p.highWatermark(), p.topic(), String.valueOf(p.partition())))).register(registry);
+        GaugeWithCallback.builder().name("demo_broker_isr_size")
+                .help("In-sync replicas of each partition, leader included")
+                .labelNames("topic", "partition")
+                .callback(cb -> broker.partitionStates().forEach(p ->
+                        cb.call(p.isr().size(), p.topic(), String.valueOf(p.partition())))).register(registry);
+        GaugeWithCallback.builder().name("demo_broker_min_insync_replicas")
+                .help("min.insync.replicas of each partition")
+                .labelNames("topic", "partition")
+                .callback(cb -> broker.partitionStates().forEach(p ->
+                        cb.call(p.minInsyncReplicas(), p.topic(), String.valueOf(p.partition())))).register(registry);
+        GaugeWithCallback.builder().name("demo_broker_replica_stalled")
+                .help("1 while a simulated follower replica is stalled (fetches nothing), else 0")
+                .labelNames("replica")
+                .callback(cb -> {
+                    for (int id = 1; id <= broker.config().followers(); id++) {
+                        cb.call(broker.isReplicaStalled(id) ? 1 : 0, String.valueOf(id));
+                    }
+                }).register(registry);
+    }
+}

@@ -1,0 +1,126 @@
+package io.purgatory.demo.broker.http;
+
+import io.purgatory.LatencyHistogram;
+import io.purgatory.PurgatoryMetrics;
+import io.purgatory.demo.broker.BrokerStats;
+import io.purgatory.demo.broker.DemoBroker;
+import io.purgatory.demo.broker.PartitionState;
+import java.util.Map;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * Reads the broker's state into one JSON sample for the dashboard: produce outcomes (totals, and
+ * rates per second since the previous sample), parked operations and expiry lateness per
+ * purgatory, each follower's state, each partition's offsets and ISR, connections and bytes.
+ *
+ * <p>Produce outcomes are error codes in produce responses, one per partition: {@code NONE} is
+ * acked, {@code REQUEST_TIMED_OUT} timed out, anything else an other error.
+ *
+ * <p>Not thread-safe: the previous totals and time are confined to the thread that calls
+ * {@link #sample()} (the HTTP event loop).
+ */
+final class Sampler {
+    private final DemoBroker broker;
+    private long previousNanos;
+    private long previousAcked;
+    private long previousTimedOut;
+    private long previousOtherErrors;
+
+    Sampler(DemoBroker broker) {
+        this.broker = broker;
+        this.previousNanos = System.nanoTime();
+    }
+
+    /** A sample of now, with rates since the previous call (or since construction). */
+    String sample() {
+        final long nowNanos = System.nanoTime();
+        final double seconds = Math.max(1e-3, (nowNanos - previousNanos) / 1e9);
+        final ProduceOutcomes outcomes = ProduceOutcomes.of(broker.stats());
+        final JsonWriter json = new JsonWriter().beginObject();
+        json.name("timeMs").value(System.currentTimeMillis());
+        json.name("produce").beginObject()
+                .name("ackedTotal").value(outcomes.acked())
+                .name("timedOutTotal").value(outcomes.timedOut())
+                .name("otherErrorsTotal").value(outcomes.otherErrors())
+                .name("ackedPerSec").value((outcomes.acked() - previousAcked) / seconds)
+                .name("timedOutPerSec").value((outcomes.timedOut() - previousTimedOut) / seconds)
+                .name("otherErrorsPerSec").value((outcomes.otherErrors() - previousOtherErrors) / seconds)
+                .endObject();
+        previousNanos = nowNanos;
+        previousAcked = outcomes.acked();
+        previousTimedOut = outcomes.timedOut();
+        previousOtherErrors = outcomes.otherErrors();
+
+        json.name("purgatories").beginArray();
+        for (PurgatoryMetrics metrics : broker.purgatoryMetrics()) {
+            final LatencyHistogram lateness = metrics.expiryLateness();
+            json.beginObject()
+                    .name("name").value(metrics.getName())
+                    .name("delayed").value(metrics.delayed())
+                    .name("watched").value(metrics.watched())
+                    .name("completed").value(metrics.completed())
+                    .name("expired").value(metrics.expired())
+                    .name("latenessCount").value(lateness.count())
+                    .name("latenessP50Ms").value(lateness.valueAtPercentileMs(50))
+                    .name("latenessP99Ms").value(lateness.valueAtPercentileMs(99))
+                    .name("latenessP999Ms").value(lateness.valueAtPercentileMs(99.9))
+                    .name("latenessMaxMs").value(lateness.maxMs())
+                    .endObject();
+        }
+        json.endArray();
+
+        json.name("replicas").beginArray();
+        for (int id = 1; id <= broker.config().followers(); id++) {
+            json.beginObject()
+                    .name("id").value(id)
+                    .name("stalled").value(broker.isReplicaStalled(id))
+                    .name("lagMs").value(broker.replicaLagMs(id))
+                    .endObject();
+        }
+        json.endArray();
+
+        json.name("partitions").beginArray();
+        for (PartitionState partition : broker.partitionStates()) {
+            json.beginObject()
+                    .name("topic").value(partition.topic())
+                    .name("partition").value(partition.partition())
+                    .name("leaderEndOffset").value(partition.leaderEndOffset())
+                    .name("highWatermark").value(partition.highWatermark())
+                    .name("followerEndOffsets").beginArray();
+            partition.followerEndOffsets().forEach(json::value);
+            json.endArray().name("isr").beginArray();
+            partition.isr().forEach(id -> json.value(id.longValue()));
+            json.endArray().name("minInsyncReplicas").value(partition.minInsyncReplicas()).endObject();
+        }
+        json.endArray();
+
+        final BrokerStats stats = broker.stats();
+        json.name("connections").value(stats.connections())
+                .name("bytesIn").value(stats.bytesIn())
+                .name("bytesOut").value(stats.bytesOut());
+        return json.endObject().toString();
+    }
+
+    /** Produce response error codes, grouped as the dashboard shows them. */
+    record ProduceOutcomes(long acked, long timedOut, long otherErrors) {
+        static ProduceOutcomes of(BrokerStats stats) {
+            long acked = 0;
+            long timedOut = 0;
+            long other = 0;
+            for (Map.Entry<BrokerStats.ApiError, Long> entry : stats.responseErrors().entrySet()) {
+                if (entry.getKey().api() != ApiKeys.PRODUCE) {
+                    continue;
+                }
+                if (entry.getKey().error() == Errors.NONE) {
+                    acked += entry.getValue();
+                } else if (entry.getKey().error() == Errors.REQUEST_TIMED_OUT) {
+                    timedOut += entry.getValue();
+                } else {
+                    other += entry.getValue();
+                }
+            }
+            return new ProduceOutcomes(acked, timedOut, other);
+        }
+    }
+}

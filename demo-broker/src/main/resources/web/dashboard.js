@@ -1,0 +1,358 @@
+// The demo-broker dashboard: follows /events (server-sent events, one sample a second), draws the
+// last three minutes on canvases, and drives the follower controls (POST /api/replicas/ID/...).
+// No libraries, nothing loaded from elsewhere: the page works offline.
+'use strict';
+
+(function () {
+  const HISTORY_MS = 180 * 1000;
+  const COLORS = {
+    acked: '#2e9e5b', timedOut: '#d64545', errors: '#e08a1e', parked: '#3b6fd8',
+    p50: '#3b6fd8', p99: '#8a4fd1', max: '#d64545', stalled: 'rgba(214, 69, 69, 0.08)'
+  };
+  const PURGATORY_COLORS = ['#3b6fd8', '#2e9e5b', '#e08a1e', '#8a4fd1'];
+  const samples = [];
+  let replicaIds = '';
+  let partitionHeader = '';
+
+  const $ = (id) => document.getElementById(id);
+  const whole = (n) => Math.round(n).toLocaleString('en-US');
+  const perSecond = (n) => (n >= 10 || n === 0 ? whole(n) : n.toFixed(1));
+
+  function byteCount(n) {
+    const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+    let i = 0;
+    while (n >= 1024 && i < units.length - 1) {
+      n /= 1024;
+      i++;
+    }
+    return (i === 0 ? n : n.toFixed(1)) + ' ' + units[i];
+  }
+
+  function cell(text, className) {
+    const td = document.createElement('td');
+    td.textContent = text;
+    if (className) {
+      td.className = className;
+    }
+    return td;
+  }
+
+  // ---- the live feed ----
+
+  function add(sample) {
+    samples.push(sample);
+    const oldest = sample.timeMs - HISTORY_MS;
+    while (samples.length > 0 && samples[0].timeMs < oldest) {
+      samples.shift();
+    }
+  }
+
+  function connect() {
+    const status = $('status');
+    const events = new EventSource('events');
+    events.addEventListener('history', (e) => {
+      samples.length = 0;
+      JSON.parse(e.data).forEach(add);
+      render();
+    });
+    events.addEventListener('sample', (e) => {
+      add(JSON.parse(e.data));
+      render();
+    });
+    events.onopen = () => {
+      status.textContent = 'live';
+      status.className = 'status live';
+    };
+    events.onerror = () => {
+      status.textContent = 'reconnecting…';
+      status.className = 'status down';
+    };
+  }
+
+  // ---- rendering ----
+
+  function render() {
+    if (samples.length === 0) {
+      return;
+    }
+    const s = samples[samples.length - 1];
+    $('acked-rate').textContent = perSecond(s.produce.ackedPerSec);
+    $('acked-total').textContent = whole(s.produce.ackedTotal);
+    $('timed-out-rate').textContent = perSecond(s.produce.timedOutPerSec);
+    $('timed-out-total').textContent = whole(s.produce.timedOutTotal);
+    $('errors-rate').textContent = perSecond(s.produce.otherErrorsPerSec);
+    $('errors-total').textContent = whole(s.produce.otherErrorsTotal);
+    $('parked').textContent = whole(s.purgatories.reduce((sum, p) => sum + p.delayed, 0));
+    $('parked-detail').textContent = s.purgatories.map((p) => p.name + ' ' + whole(p.delayed)).join(', ');
+    const late = s.purgatories.reduce((worst, p) => (p.latenessMaxMs > worst.latenessMaxMs ? p : worst), s.purgatories[0]);
+    $('lateness-p99').textContent = late ? late.latenessP99Ms + ' ms' : '–';
+    $('lateness-detail').textContent = late
+      ? 'p50 ' + late.latenessP50Ms + ' · p99.9 ' + late.latenessP999Ms + ' · max ' + late.latenessMaxMs + ' ms, '
+        + whole(late.latenessCount) + ' expired (' + late.name + ')'
+      : '–';
+    $('connections').textContent = whole(s.connections);
+    $('bytes-in').textContent = byteCount(s.bytesIn);
+    $('bytes-out').textContent = byteCount(s.bytesOut);
+    renderReplicas(s.replicas);
+    renderPartitions(s.partitions);
+    renderCharts();
+  }
+
+  function renderCharts() {
+    const stalled = (s) => s.replicas.some((r) => r.stalled);
+    chart($('chart-outcomes'), $('legend-outcomes'), [
+      { label: 'acked', color: COLORS.acked, value: (s) => s.produce.ackedPerSec },
+      { label: 'timed out', color: COLORS.timedOut, value: (s) => s.produce.timedOutPerSec },
+      { label: 'other errors', color: COLORS.errors, value: (s) => s.produce.otherErrorsPerSec }
+    ], stalled);
+    const names = samples[samples.length - 1].purgatories.map((p) => p.name);
+    chart($('chart-parked'), $('legend-parked'), names.map((name, i) => ({
+      label: name,
+      color: PURGATORY_COLORS[i % PURGATORY_COLORS.length],
+      value: (s) => (s.purgatories.find((p) => p.name === name) || { delayed: 0 }).delayed
+    })), stalled);
+    const lateness = (pick) => (s) => s.purgatories.reduce((worst, p) => Math.max(worst, pick(p)), 0);
+    chart($('chart-lateness'), $('legend-lateness'), [
+      { label: 'p50', color: COLORS.p50, value: lateness((p) => p.latenessP50Ms) },
+      { label: 'p99', color: COLORS.p99, value: lateness((p) => p.latenessP99Ms) },
+      { label: 'max', color: COLORS.max, value: lateness((p) => p.latenessMaxMs) }
+    ], stalled);
+  }
+
+  function legend(element, series) {
+    const key = series.map((line) => line.label).join('|');
+    if (element.dataset.key === key) {
+      return;
+    }
+    element.dataset.key = key;
+    element.textContent = '';
+    series.forEach((line) => {
+      const swatch = document.createElement('i');
+      swatch.style.background = line.color;
+      element.appendChild(swatch);
+      element.appendChild(document.createTextNode(line.label));
+    });
+  }
+
+  function niceCeiling(value) {
+    if (value <= 0) {
+      return 1;
+    }
+    const magnitude = Math.pow(10, Math.floor(Math.log10(value)));
+    for (const step of [1, 2, 2.5, 5, 10]) {
+      if (step * magnitude >= value) {
+        return step * magnitude;
+      }
+    }
+    return 10 * magnitude;
+  }
+
+  // A line chart of the last three minutes; the background is shaded where shade(sample) holds.
+  function chart(canvas, legendElement, series, shade) {
+    legend(legendElement, series);
+    const ratio = window.devicePixelRatio || 1;
+    const width = canvas.clientWidth;
+    const height = canvas.clientHeight;
+    if (canvas.width !== Math.round(width * ratio) || canvas.height !== Math.round(height * ratio)) {
+      canvas.width = Math.round(width * ratio);
+      canvas.height = Math.round(height * ratio);
+    }
+    const g = canvas.getContext('2d');
+    g.setTransform(ratio, 0, 0, ratio, 0, 0);
+    g.clearRect(0, 0, width, height);
+    const left = 48;
+    const right = width - 8;
+    const top = 8;
+    const bottom = height - 20;
+    // the time axis spans the samples there are: 30 s at least, three minutes at most
+    const now = samples[samples.length - 1].timeMs;
+    const span = Math.min(HISTORY_MS, Math.max(30 * 1000, now - samples[0].timeMs));
+    const start = now - span;
+    const x = (t) => left + ((t - start) / span) * (right - left);
+    let max = 0;
+    samples.forEach((s) => series.forEach((line) => { max = Math.max(max, line.value(s)); }));
+    const yMax = niceCeiling(max);
+    const y = (v) => bottom - (v / yMax) * (bottom - top);
+
+    g.fillStyle = COLORS.stalled;
+    g.save();
+    g.beginPath();
+    g.rect(left, top, right - left, bottom - top);
+    g.clip();
+    samples.forEach((s, i) => {
+      if (shade(s)) {
+        const previous = i > 0 ? samples[i - 1].timeMs : s.timeMs - 1000;
+        g.fillRect(x(previous), top, x(s.timeMs) - x(previous), bottom - top);
+      }
+    });
+    g.restore();
+
+    g.strokeStyle = '#e3e6ec';
+    g.fillStyle = '#6b7385';
+    g.lineWidth = 1;
+    g.font = '11px system-ui, sans-serif';
+    g.textAlign = 'right';
+    g.textBaseline = 'middle';
+    for (let i = 0; i <= 4; i++) {
+      const value = (yMax * i) / 4;
+      const py = Math.round(y(value)) + 0.5;
+      g.beginPath();
+      g.moveTo(left, py);
+      g.lineTo(right, py);
+      g.stroke();
+      g.fillText(Number.isInteger(value) ? whole(value) : value.toFixed(1), left - 6, py);
+    }
+    g.textBaseline = 'top';
+    const tickMs = span > 90 * 1000 ? 60 * 1000 : 10 * 1000;
+    for (let ago = 0; ago <= span; ago += tickMs) {
+      const label = ago === 0 ? 'now' : '−' + (tickMs >= 60 * 1000 ? ago / 60000 + ' min' : ago / 1000 + ' s');
+      g.textAlign = ago === 0 ? 'right' : 'center';
+      g.fillText(label, x(now - ago), bottom + 5);
+    }
+
+    g.lineWidth = 2;
+    g.lineJoin = 'round';
+    series.forEach((line) => {
+      g.strokeStyle = line.color;
+      g.beginPath();
+      samples.forEach((s, i) => {
+        const px = x(s.timeMs);
+        const py = y(line.value(s));
+        if (i === 0) {
+          g.moveTo(px, py);
+        } else {
+          g.lineTo(px, py);
+        }
+      });
+      g.stroke();
+    });
+  }
+
+  function renderReplicas(replicas) {
+    const body = document.querySelector('#replicas tbody');
+    const ids = replicas.map((r) => r.id).join(',');
+    if (ids !== replicaIds) {
+      replicaIds = ids;
+      body.textContent = '';
+      replicas.forEach((r) => {
+        const row = document.createElement('tr');
+        row.dataset.replica = r.id;
+        row.appendChild(cell('replica ' + r.id));
+        row.appendChild(cell('', 'state'));
+        const buttons = document.createElement('td');
+        buttons.appendChild(button('stall', r.id, 'stall'));
+        buttons.appendChild(document.createTextNode(' '));
+        buttons.appendChild(button('resume', r.id, 'resume'));
+        row.appendChild(buttons);
+        const lag = document.createElement('td');
+        const input = document.createElement('input');
+        input.type = 'number';
+        input.min = '0';
+        input.max = '60000';
+        input.className = 'lag';
+        input.setAttribute('aria-label', 'mean lag of replica ' + r.id + ' in ms');
+        lag.appendChild(input);
+        lag.appendChild(document.createTextNode(' ms '));
+        lag.appendChild(button('set', r.id, 'lag'));
+        row.appendChild(lag);
+        body.appendChild(row);
+      });
+    }
+    replicas.forEach(showReplica);
+  }
+
+  function showReplica(r) {
+    const row = document.querySelector('#replicas tr[data-replica="' + r.id + '"]');
+    if (!row) {
+      return;
+    }
+    const state = row.querySelector('.state');
+    state.textContent = r.stalled ? 'stalled' : 'fetching';
+    state.className = 'state ' + (r.stalled ? 'state-stalled' : 'state-fetching');
+    row.querySelector('button[data-action="stall"]').disabled = r.stalled;
+    row.querySelector('button[data-action="resume"]').disabled = !r.stalled;
+    const input = row.querySelector('input.lag');
+    if (document.activeElement !== input) {
+      input.value = r.lagMs;
+    }
+  }
+
+  function button(text, replicaId, action) {
+    const b = document.createElement('button');
+    b.textContent = text;
+    b.className = action;
+    b.dataset.replica = replicaId;
+    b.dataset.action = action;
+    b.addEventListener('click', () => control(replicaId, action, b));
+    return b;
+  }
+
+  function control(replicaId, action, source) {
+    const error = $('control-error');
+    const init = { method: 'POST' };
+    if (action === 'lag') {
+      const value = source.parentElement.querySelector('input.lag').value;
+      init.headers = { 'Content-Type': 'application/x-www-form-urlencoded' };
+      init.body = new URLSearchParams({ lagMs: value }).toString();
+    }
+    fetch('api/replicas/' + replicaId + '/' + action, init)
+      .then((response) => response.text().then((text) => ({ response, text })))
+      .then(({ response, text }) => {
+        if (!response.ok) {
+          error.textContent = action + ' replica ' + replicaId + ': ' + response.status + ' ' + text.trim();
+          return;
+        }
+        error.textContent = '';
+        showReplica(JSON.parse(text));
+      })
+      .catch((e) => {
+        error.textContent = action + ' replica ' + replicaId + ' failed: ' + e.message;
+      });
+  }
+
+  function renderPartitions(partitions) {
+    const followers = partitions.length > 0 ? partitions[0].followerEndOffsets.length : 0;
+    const head = document.querySelector('#partitions thead');
+    const header = String(followers);
+    if (header !== partitionHeader) {
+      partitionHeader = header;
+      head.textContent = '';
+      const row = document.createElement('tr');
+      const names = ['partition', 'leader end offset', 'high watermark'];
+      for (let id = 1; id <= followers; id++) {
+        names.push('replica ' + id + ' end offset');
+      }
+      names.push('ISR', 'min.insync');
+      names.forEach((name) => {
+        const th = document.createElement('th');
+        th.textContent = name;
+        row.appendChild(th);
+      });
+      head.appendChild(row);
+    }
+    const body = document.querySelector('#partitions tbody');
+    body.textContent = '';
+    partitions.forEach((p) => {
+      const row = document.createElement('tr');
+      row.appendChild(cell(p.topic + '-' + p.partition));
+      row.appendChild(cell(whole(p.leaderEndOffset), 'num'));
+      row.appendChild(cell(whole(p.highWatermark), p.highWatermark < p.leaderEndOffset ? 'num behind' : 'num'));
+      p.followerEndOffsets.forEach((offset, i) => {
+        const behind = p.leaderEndOffset - offset;
+        const inIsr = p.isr.includes(i + 1);
+        const text = whole(offset) + (behind > 0 ? ' (−' + whole(behind) + ')' : '') + (inIsr ? '' : ' out of ISR');
+        row.appendChild(cell(text, 'num' + (behind > 0 ? ' behind' : '') + (inIsr ? '' : ' out-of-isr')));
+      });
+      row.appendChild(cell('[' + p.isr.join(', ') + ']', p.isr.length < p.minInsyncReplicas ? 'behind' : ''));
+      row.appendChild(cell(String(p.minInsyncReplicas), 'num'));
+      body.appendChild(row);
+    });
+  }
+
+  window.addEventListener('resize', () => {
+    if (samples.length > 0) {
+      renderCharts();
+    }
+  });
+  connect();
+}());
