@@ -1,0 +1,109 @@
+package io.purgatory.benchmarks.soak;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * What the soak saw, over every round: how operations were answered, the gauges before and after
+ * close, and the violations (the first few described).
+ *
+ * <p>Thread-safe for {@link #cancelCalled}, which canceller threads call (a {@link LongAdder});
+ * everything else is called by the thread running the rounds.
+ */
+final class SoakTally {
+
+    private static final int DESCRIBED = 10;
+
+    private final Map<SoakOperation.Outcome, Long> outcomes = new EnumMap<>(SoakOperation.Outcome.class);
+    private final LongAdder cancelledByKey = new LongAdder();
+    private final Map<Integer, Integer> maxWatchedBeforeClose = new TreeMap<>();
+    private final List<String> described = new ArrayList<>();
+    private long offered;
+    private long lost;
+    private long twice;
+    private long beforeCloseViolations;
+    private long afterCloseViolations;
+    private int rounds;
+
+    /** cancelForKey handed back count operations. */
+    void cancelCalled(int count) {
+        cancelledByKey.add(count);
+    }
+
+    /** A draining round's gauges once everything was answered, before close. */
+    void beforeClose(int purgeInterval, int numDelayed, int watched) {
+        maxWatchedBeforeClose.merge(purgeInterval, watched, Math::max);
+        if (numDelayed != 0) {
+            violation("numDelayed() is " + numDelayed + " before close with every operation answered");
+            beforeCloseViolations++;
+        }
+        if (purgeInterval == 0 && watched != 0) {
+            violation("watched() is " + watched + " before close with purgeInterval 0 and every operation answered");
+            beforeCloseViolations++;
+        }
+    }
+
+    /** A round's gauges after close. */
+    void afterClose(int round, int numDelayed, int watched) {
+        rounds++;
+        if (numDelayed != 0 || watched != 0) {
+            violation("round " + round + ": after close numDelayed() " + numDelayed + ", watched() " + watched);
+            afterCloseViolations++;
+        }
+    }
+
+    /** Checks one operation after its round. */
+    void check(int round, int index, SoakOperation op) {
+        offered++;
+        if (op == null || op.outcome() == null) {
+            lost++;
+            violation("round " + round + ", operation " + index + " never answered"
+                    + (op == null ? " (never created)" : ": " + op.describe()));
+            return;
+        }
+        outcomes.merge(op.outcome(), 1L, Long::sum);
+        if (op.answeredTwice()) {
+            twice++;
+            violation("round " + round + ", operation " + index + " answered twice: " + op.describe());
+        } else if (!op.answeredOnce()) {
+            lost++;
+            violation("round " + round + ", operation " + index + " answered inconsistently: " + op.describe());
+        }
+    }
+
+    private void violation(String what) {
+        if (described.size() < DESCRIBED) {
+            described.add(what);
+        }
+    }
+
+    boolean passed() {
+        long answered = outcomes.values().stream().mapToLong(Long::longValue).sum();
+        return lost == 0 && twice == 0 && beforeCloseViolations == 0 && afterCloseViolations == 0 && answered == offered;
+    }
+
+    List<String> violations() {
+        return List.copyOf(described);
+    }
+
+    /** The one-line verdict. */
+    String verdict(double seconds) {
+        return String.format(Locale.ROOT,
+                "soak %s: %,d operations in %d rounds, %.1f s: completed %,d, expired %,d, cancelled then "
+                        + "force-completed %,d (cancelForKey returned %,d), lost %d, answered twice %d; "
+                        + "after close numDelayed() and watched() 0 in every round: %s; before close (draining "
+                        + "rounds, all answered) numDelayed() 0 and, with purgeInterval 0, watched() 0: %s; "
+                        + "max watched() before close by purgeInterval: %s",
+                passed() ? "PASS" : "FAIL", offered, rounds, seconds,
+                outcomes.getOrDefault(SoakOperation.Outcome.COMPLETED, 0L),
+                outcomes.getOrDefault(SoakOperation.Outcome.EXPIRED, 0L),
+                outcomes.getOrDefault(SoakOperation.Outcome.CANCELLED, 0L), cancelledByKey.sum(), lost, twice,
+                afterCloseViolations == 0 ? "yes" : "NO", beforeCloseViolations == 0 ? "yes" : "NO",
+                maxWatchedBeforeClose);
+    }
+}
