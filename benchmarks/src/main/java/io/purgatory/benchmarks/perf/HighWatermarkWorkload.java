@@ -11,6 +11,8 @@ package io.purgatory.benchmarks.perf;
  * @param expireFraction the share of requests that wait for an offset the high watermark never
  *     reaches, and so expire
  * @param seed seeds the draw of the expiring requests, so that every purgatory sees the same sequence
+ *
+ * <p>Immutable, so thread-safe.
  */
 record HighWatermarkWorkload(int partitions, int lag, long timeoutMs, double expireFraction, long seed) {
 

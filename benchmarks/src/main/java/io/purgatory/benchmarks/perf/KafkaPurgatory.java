@@ -60,7 +60,10 @@ final class KafkaPurgatory implements PurgatoryUnderTest {
         }
     }
 
-    /** The same fields and logic as {@link OurPurgatory}'s operation, on Kafka's base class. */
+    /**
+     * The same fields and logic as {@link OurPurgatory}'s operation, on Kafka's base class.
+     * Thread-safe: the time it became completable is volatile, the rest final.
+     */
     private static class Operation extends DelayedOperation implements Completable {
 
         private final long deadlineNanos;
@@ -104,7 +107,10 @@ final class KafkaPurgatory implements PurgatoryUnderTest {
         }
     }
 
-    /** Waits for its partition's high watermark to reach its offset; the same as {@link OurPurgatory}'s. */
+    /**
+     * Waits for its partition's high watermark to reach its offset; the same as {@link OurPurgatory}'s.
+     * Thread-safe: its own fields are final, the partition's high watermark volatile.
+     */
     private static final class OffsetOperation extends Operation {
         private final Partition partition;
         private final long offset;

@@ -65,7 +65,8 @@ final class OurPurgatory implements PurgatoryUnderTest {
 
     /**
      * Completes once made completable; the same fields and logic as {@link KafkaPurgatory}'s
-     * operation, so that both purgatories carry the same payload.
+     * operation, so that both purgatories carry the same payload. Thread-safe: the time it became
+     * completable is volatile, the rest final.
      */
     private static class Operation extends DelayedOperation implements Completable {
 
@@ -110,7 +111,10 @@ final class OurPurgatory implements PurgatoryUnderTest {
         }
     }
 
-    /** Waits for its partition's high watermark to reach its offset; the same as {@link KafkaPurgatory}'s. */
+    /**
+     * Waits for its partition's high watermark to reach its offset; the same as {@link KafkaPurgatory}'s.
+     * Thread-safe: its own fields are final, the partition's high watermark volatile.
+     */
     private static final class OffsetOperation extends Operation {
         private final Partition partition;
         private final long offset;

@@ -186,6 +186,7 @@ final class SoakRound {
     /**
      * The round's keys: for each number a plain key (checkAndComplete) and a position key (advance),
      * sharing one position counter, so that the two forms do not mix on one watch list.
+     * Thread-safe: the arrays are filled before the workers start and never change; positions are atomics.
      */
     private static final class Keys {
         private final AtomicLong[] positions;
