@@ -78,8 +78,16 @@ public final class Soak implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
-        SoakTally tally = new SoakTally();
         long start = System.nanoTime();
+        SoakTally tally = run(config);
+        tally.violations().forEach(System.out::println);
+        System.out.println(tally.verdict((System.nanoTime() - start) / 1e9));
+        return tally.passed() ? 0 : 1;
+    }
+
+    /** Runs every round: racing and draining close alternate, purgeInterval 1000 and 0 every other pair. */
+    static SoakTally run(SoakConfig config) {
+        SoakTally tally = new SoakTally();
         int round = 0;
         for (long left = config.operations(); left > 0; left -= config.roundSize(), round++) {
             boolean racingClose = round % 2 == 0;
@@ -87,8 +95,6 @@ public final class Soak implements Callable<Integer> {
             int size = (int) Math.min(left, config.roundSize());
             new SoakRound(config, round, size, racingClose, purgeInterval, tally).run();
         }
-        tally.violations().forEach(System.out::println);
-        System.out.println(tally.verdict((System.nanoTime() - start) / 1e9));
-        return tally.passed() ? 0 : 1;
+        return tally;
     }
 }

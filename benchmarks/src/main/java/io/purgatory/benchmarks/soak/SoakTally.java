@@ -27,7 +27,9 @@ final class SoakTally {
     private long lost;
     private long twice;
     private long beforeCloseViolations;
-    private long afterCloseViolations;
+    private long numDelayedAfterClose;
+    private long roundsWatchedAfterClose;
+    private int maxWatchedAfterClose;
     private int rounds;
 
     /** cancelForKey handed back count operations. */
@@ -51,9 +53,13 @@ final class SoakTally {
     /** A round's gauges after close. */
     void afterClose(int round, int numDelayed, int watched) {
         rounds++;
+        numDelayedAfterClose += numDelayed;
+        maxWatchedAfterClose = Math.max(maxWatchedAfterClose, watched);
+        if (watched != 0) {
+            roundsWatchedAfterClose++;
+        }
         if (numDelayed != 0 || watched != 0) {
             violation("round " + round + ": after close numDelayed() " + numDelayed + ", watched() " + watched);
-            afterCloseViolations++;
         }
     }
 
@@ -83,8 +89,40 @@ final class SoakTally {
     }
 
     boolean passed() {
-        long answered = outcomes.values().stream().mapToLong(Long::longValue).sum();
-        return lost == 0 && twice == 0 && beforeCloseViolations == 0 && afterCloseViolations == 0 && answered == offered;
+        return lost == 0 && twice == 0 && beforeCloseViolations == 0 && numDelayedAfterClose == 0
+                && roundsWatchedAfterClose == 0 && answered() == offered;
+    }
+
+    long offered() {
+        return offered;
+    }
+
+    /** Operations answered, by any path. */
+    long answered() {
+        return outcomes.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    long lost() {
+        return lost;
+    }
+
+    long answeredTwice() {
+        return twice;
+    }
+
+    /** Draining rounds whose gauges were not 0 (numDelayed(); watched() with purgeInterval 0) before close. */
+    long beforeCloseViolations() {
+        return beforeCloseViolations;
+    }
+
+    /** The sum over rounds of numDelayed() after close. */
+    long numDelayedAfterClose() {
+        return numDelayedAfterClose;
+    }
+
+    /** The largest watched() after close in any round. */
+    int maxWatchedAfterClose() {
+        return maxWatchedAfterClose;
     }
 
     List<String> violations() {
@@ -96,14 +134,15 @@ final class SoakTally {
         return String.format(Locale.ROOT,
                 "soak %s: %,d operations in %d rounds, %.1f s: completed %,d, expired %,d, cancelled then "
                         + "force-completed %,d (cancelForKey returned %,d), lost %d, answered twice %d; "
-                        + "after close numDelayed() and watched() 0 in every round: %s; before close (draining "
-                        + "rounds, all answered) numDelayed() 0 and, with purgeInterval 0, watched() 0: %s; "
-                        + "max watched() before close by purgeInterval: %s",
+                        + "after close numDelayed() 0 in every round: %s, watched() 0 in every round: %s ("
+                        + "%d rounds left some, at most %d); before close (draining rounds, all answered) numDelayed() 0 and, with "
+                        + "purgeInterval 0, watched() 0: %s; max watched() before close by purgeInterval: %s",
                 passed() ? "PASS" : "FAIL", offered, rounds, seconds,
                 outcomes.getOrDefault(SoakOperation.Outcome.COMPLETED, 0L),
                 outcomes.getOrDefault(SoakOperation.Outcome.EXPIRED, 0L),
                 outcomes.getOrDefault(SoakOperation.Outcome.CANCELLED, 0L), cancelledByKey.sum(), lost, twice,
-                afterCloseViolations == 0 ? "yes" : "NO", beforeCloseViolations == 0 ? "yes" : "NO",
+                numDelayedAfterClose == 0 ? "yes" : "NO", roundsWatchedAfterClose == 0 ? "yes" : "NO",
+                roundsWatchedAfterClose, maxWatchedAfterClose, beforeCloseViolations == 0 ? "yes" : "NO",
                 maxWatchedBeforeClose);
     }
 }
