@@ -80,6 +80,7 @@ final class SoakRound {
                 LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(20));
             }
             purgatory.close();
+            tally.offeredAfterClose(size - Math.min(size, next.get())); // taken after close() returned
             join(workers);
         } else {
             join(workers);

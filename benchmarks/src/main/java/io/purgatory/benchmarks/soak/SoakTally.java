@@ -24,6 +24,7 @@ final class SoakTally {
     private final Map<Integer, Integer> maxWatchedBeforeClose = new TreeMap<>();
     private final List<String> described = new ArrayList<>();
     private long offered;
+    private long offeredAfterClose;
     private long lost;
     private long twice;
     private long beforeCloseViolations;
@@ -35,6 +36,11 @@ final class SoakTally {
     /** cancelForKey handed back count operations. */
     void cancelCalled(int count) {
         cancelledByKey.add(count);
+    }
+
+    /** A racing round's workers offered at least count operations after close() had returned. */
+    void offeredAfterClose(long count) {
+        offeredAfterClose += count;
     }
 
     /** A draining round's gauges once everything was answered, before close. */
@@ -132,14 +138,15 @@ final class SoakTally {
     /** The one-line verdict. */
     String verdict(double seconds) {
         return String.format(Locale.ROOT,
-                "soak %s: %,d operations in %d rounds, %.1f s: completed %,d, expired %,d, cancelled then "
-                        + "force-completed %,d (cancelForKey returned %,d), lost %d, answered twice %d; "
+                "soak %s: %,d operations in %d rounds, %.1f s: completed %,d, expired %,d (offered after "
+                        + "close, at least: %,d), cancelled then force-completed %,d (cancelForKey returned %,d), "
+                        + "lost %d, answered twice %d; "
                         + "after close numDelayed() 0 in every round: %s, watched() 0 in every round: %s ("
                         + "%d rounds left some, at most %d); before close (draining rounds, all answered) numDelayed() 0 and, with "
                         + "purgeInterval 0, watched() 0: %s; max watched() before close by purgeInterval: %s",
                 passed() ? "PASS" : "FAIL", offered, rounds, seconds,
                 outcomes.getOrDefault(SoakOperation.Outcome.COMPLETED, 0L),
-                outcomes.getOrDefault(SoakOperation.Outcome.EXPIRED, 0L),
+                outcomes.getOrDefault(SoakOperation.Outcome.EXPIRED, 0L), offeredAfterClose,
                 outcomes.getOrDefault(SoakOperation.Outcome.CANCELLED, 0L), cancelledByKey.sum(), lost, twice,
                 numDelayedAfterClose == 0 ? "yes" : "NO", roundsWatchedAfterClose == 0 ? "yes" : "NO",
                 roundsWatchedAfterClose, maxWatchedAfterClose, beforeCloseViolations == 0 ? "yes" : "NO",
