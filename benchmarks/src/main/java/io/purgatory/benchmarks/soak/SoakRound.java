@@ -110,17 +110,27 @@ final class SoakRound {
             SoakOperation op = new SoakOperation(timeoutMs, position,
                     never ? SoakOperation.NEVER : position.get() + 1 + random.nextInt(3));
             operations.set(i, op);
-            if (random.nextBoolean()) {
-                purgatory.tryCompleteElseWatch(op, keys.positionKey(key), op.target());
-            } else if (random.nextDouble() < TWO_KEYS_FRACTION) {
-                purgatory.tryCompleteElseWatch(op, List.of(keys.plainKey(key), keys.plainKey((key + 1) % keys.count())));
-            } else {
-                purgatory.tryCompleteElseWatch(op, List.of(keys.plainKey(key)));
-            }
+            boolean positioned = random.nextBoolean();
+            boolean twoKeys = random.nextDouble() < TWO_KEYS_FRACTION;
             int moved = random.nextInt(keys.count());
+            try {
+                if (positioned) {
+                    purgatory.tryCompleteElseWatch(op, keys.positionKey(key), op.target());
+                } else if (twoKeys) {
+                    purgatory.tryCompleteElseWatch(op, List.of(keys.plainKey(key), keys.plainKey((key + 1) % keys.count())));
+                } else {
+                    purgatory.tryCompleteElseWatch(op, List.of(keys.plainKey(key)));
+                }
+            } catch (RuntimeException e) {
+                tally.threw("tryCompleteElseWatch", e, "round " + number + ", operation " + i + ", then: " + op.describe());
+            }
             long reached = keys.position(moved).incrementAndGet();
-            purgatory.advance(keys.positionKey(moved), reached);
-            purgatory.checkAndComplete(keys.plainKey(moved));
+            try {
+                purgatory.advance(keys.positionKey(moved), reached);
+                purgatory.checkAndComplete(keys.plainKey(moved));
+            } catch (RuntimeException e) {
+                tally.threw("advance or checkAndComplete", e, "round " + number);
+            }
         }
     }
 
@@ -131,9 +141,13 @@ final class SoakRound {
             LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(50 + random.nextInt(200)));
             int key = random.nextInt(keys.count());
             Object watchKey = random.nextBoolean() ? keys.positionKey(key) : keys.plainKey(key);
-            List<SoakOperation> cancelled = purgatory.cancelForKey(watchKey);
-            tally.cancelCalled(cancelled.size());
-            cancelled.forEach(SoakOperation::completeCancelled);
+            try {
+                List<SoakOperation> cancelled = purgatory.cancelForKey(watchKey);
+                tally.cancelCalled(cancelled.size());
+                cancelled.forEach(SoakOperation::completeCancelled);
+            } catch (RuntimeException e) {
+                tally.threw("cancelForKey", e, "round " + number);
+            }
         }
     }
 

@@ -6,13 +6,15 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
  * What the soak saw, over every round: how operations were answered, the gauges before and after
  * close, and the violations (the first few described).
  *
- * <p>Thread-safe for {@link #cancelCalled}, which canceller threads call (a {@link LongAdder});
+ * <p>Thread-safe for {@link #cancelCalled} and {@link #threw}, which the rounds' threads call: a
+ * {@link LongAdder}, a {@link ConcurrentHashMap} and the monitor guarding the described violations;
  * everything else is called by the thread running the rounds.
  */
 final class SoakTally {
@@ -23,6 +25,7 @@ final class SoakTally {
     private final LongAdder cancelledByKey = new LongAdder();
     private final Map<Integer, Integer> maxWatchedBeforeClose = new TreeMap<>();
     private final List<String> described = new ArrayList<>();
+    private final Map<String, LongAdder> thrown = new ConcurrentHashMap<>();
     private long offered;
     private long offeredAfterClose;
     private long lost;
@@ -41,6 +44,24 @@ final class SoakTally {
     /** A racing round's workers offered at least count operations after close() had returned. */
     void offeredAfterClose(long count) {
         offeredAfterClose += count;
+    }
+
+    /**
+     * A call to the purgatory threw: a violation (the callers in the soak use it as documented).
+     *
+     * @param where the round, the operation and its state, for the description
+     */
+    void threw(String call, RuntimeException e, String where) {
+        thrown.computeIfAbsent(call + " threw " + e.getClass().getSimpleName(), k -> new LongAdder()).increment();
+        StackTraceElement[] stack = e.getStackTrace();
+        violation(call + " threw " + e + (stack.length > 0 ? " at " + stack[0] : "") + " (" + where + ")");
+    }
+
+    /** What threw how often: "call threw ExceptionClass" to a count. */
+    Map<String, Long> thrown() {
+        Map<String, Long> counts = new TreeMap<>();
+        thrown.forEach((what, count) -> counts.put(what, count.sum()));
+        return counts;
     }
 
     /** A draining round's gauges once everything was answered, before close. */
@@ -88,7 +109,7 @@ final class SoakTally {
         }
     }
 
-    private void violation(String what) {
+    private synchronized void violation(String what) {
         if (described.size() < DESCRIBED) {
             described.add(what);
         }
@@ -96,7 +117,7 @@ final class SoakTally {
 
     boolean passed() {
         return lost == 0 && twice == 0 && beforeCloseViolations == 0 && numDelayedAfterClose == 0
-                && roundsWatchedAfterClose == 0 && answered() == offered;
+                && roundsWatchedAfterClose == 0 && thrown.isEmpty() && answered() == offered;
     }
 
     long offered() {
@@ -131,7 +152,7 @@ final class SoakTally {
         return maxWatchedAfterClose;
     }
 
-    List<String> violations() {
+    synchronized List<String> violations() {
         return List.copyOf(described);
     }
 
@@ -140,7 +161,7 @@ final class SoakTally {
         return String.format(Locale.ROOT,
                 "soak %s: %,d operations in %d rounds, %.1f s: completed %,d, expired %,d (offered after "
                         + "close, at least: %,d), cancelled then force-completed %,d (cancelForKey returned %,d), "
-                        + "lost %d, answered twice %d; "
+                        + "lost %d, answered twice %d, exceptions %s; "
                         + "after close numDelayed() 0 in every round: %s, watched() 0 in every round: %s ("
                         + "%d rounds left some, at most %d); before close (draining rounds, all answered) numDelayed() 0 and, with "
                         + "purgeInterval 0, watched() 0: %s; max watched() before close by purgeInterval: %s",
@@ -148,6 +169,7 @@ final class SoakTally {
                 outcomes.getOrDefault(SoakOperation.Outcome.COMPLETED, 0L),
                 outcomes.getOrDefault(SoakOperation.Outcome.EXPIRED, 0L), offeredAfterClose,
                 outcomes.getOrDefault(SoakOperation.Outcome.CANCELLED, 0L), cancelledByKey.sum(), lost, twice,
+                thrown.isEmpty() ? "none" : thrown(),
                 numDelayedAfterClose == 0 ? "yes" : "NO", roundsWatchedAfterClose == 0 ? "yes" : "NO",
                 roundsWatchedAfterClose, maxWatchedAfterClose, beforeCloseViolations == 0 ? "yes" : "NO",
                 maxWatchedBeforeClose);

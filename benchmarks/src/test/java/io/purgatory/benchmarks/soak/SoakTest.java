@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -11,6 +12,7 @@ import picocli.CommandLine;
 class SoakTest {
 
     private static final int THREADS = 4;
+    private static final String KNOWN_RACE_WITH_CLOSE = "tryCompleteElseWatch threw IllegalStateException";
 
     @Test
     void aSmallSoakAnswersEveryOperationExactlyOnceThroughEveryKindOfRound() {
@@ -28,6 +30,9 @@ class SoakTest {
         // close() swept the map, and the tombstone stays there: at most one operation per offering
         // thread is in flight when close() starts, watching at most two keys.
         assertTrue(tally.maxWatchedAfterClose() <= 2 * THREADS, tally.verdict(0));
+        // Should be empty, and the soak fails when it is not. Known core race, reported likewise: an
+        // offer racing close() can get IllegalStateException ("timer ... is closed") from the timer.
+        assertTrue(Set.of(KNOWN_RACE_WITH_CLOSE).containsAll(tally.thrown().keySet()), tally.verdict(0));
     }
 
     @Test
@@ -45,6 +50,16 @@ class SoakTest {
         assertFalse(tally.passed());
         assertEquals(2, tally.violations().size());
         assertTrue(tally.verdict(1).startsWith("soak FAIL: 2 operations"), tally.verdict(1));
+    }
+
+    @Test
+    void anExceptionFromThePurgatoryFailsTheSoak() {
+        SoakTally tally = new SoakTally();
+
+        tally.threw("tryCompleteElseWatch", new IllegalStateException("timer t is closed"), "round 0");
+
+        assertFalse(tally.passed());
+        assertEquals(1L, tally.thrown().get(KNOWN_RACE_WITH_CLOSE));
     }
 
     @Test
