@@ -31,6 +31,8 @@ final class SoakRound {
 
     /** How long answers may still be in flight (timer or closing threads) before one counts as lost. */
     private static final long SETTLE_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** Polls of watched() without a fall after which it counts as settled (10 ms apart). */
+    private static final int STEADY_POLLS = 20;
     /** Share of operations that wait for a position never reached. */
     private static final double NEVER_FRACTION = 0.1;
     /** Share of key-form operations that watch a second key. */
@@ -162,15 +164,16 @@ final class SoakRound {
         }
     }
 
-    /** watched() once it stops falling: a purge may still be running on the reaper thread. */
+    /**
+     * watched() once it is 0 or has not fallen for {@link #STEADY_POLLS} polls 10 ms apart: a purge
+     * may still be running, or waiting for the reaper thread to be scheduled.
+     */
     private static int settledWatched(DelayedOperationPurgatory<?> purgatory) {
         int watched = purgatory.watched();
-        for (int i = 0; i < 100 && watched > 0; i++) {
+        for (int steady = 0; watched > 0 && steady < STEADY_POLLS; ) {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
             int now = purgatory.watched();
-            if (now == watched) {
-                break;
-            }
+            steady = now < watched ? 0 : steady + 1;
             watched = now;
         }
         return watched;
