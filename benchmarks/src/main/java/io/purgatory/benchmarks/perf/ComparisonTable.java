@@ -2,7 +2,6 @@ package io.purgatory.benchmarks.perf;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.function.DoubleFunction;
 import java.util.function.ToDoubleFunction;
 
@@ -75,9 +74,6 @@ final class ComparisonTable<R> {
 
     /** first / second with two decimals, or {@code -} when the ratio means nothing (0 or NaN below). */
     static String ratio(double first, double second) {
-        if (second == 0 || Double.isNaN(first) || Double.isNaN(second)) {
-            return "-";
-        }
-        return String.format(Locale.ROOT, "%.2f", first / second);
+        return second == 0 ? "-" : Figures.ratio(first / second);
     }
 }

@@ -7,6 +7,9 @@ package io.purgatory.benchmarks.perf;
  */
 interface Completable {
 
+    /** The time a condition that does not hold yet came to hold: never. */
+    long NOT_COMPLETABLE = Long.MIN_VALUE;
+
     /**
      * Makes the operation's condition hold from now on; the next {@code tryComplete} completes it.
      * Called once, by the driver thread, just before it calls {@code checkAndComplete}.

@@ -33,6 +33,11 @@ final class Figures {
         return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, "%,.0f", value);
     }
 
+    /** A ratio with two decimals: {@code 0.65}; {@code -} when it means nothing (NaN or infinite). */
+    static String ratio(double value) {
+        return Double.isFinite(value) ? String.format(Locale.ROOT, "%.2f", value) : "-";
+    }
+
     /** A byte figure in mebibytes, one decimal: {@code 171.2}. */
     static String mebibytes(double bytes) {
         return Double.isNaN(bytes) ? "-" : String.format(Locale.ROOT, "%.1f", bytes / MIB);

@@ -35,6 +35,18 @@ final class KafkaPurgatory implements PurgatoryUnderTest {
     }
 
     @Override
+    public void offer(long timeoutMs, long deadlineNanos, Partition partition, long offset) {
+        purgatory.tryCompleteElseWatch(new OffsetOperation(timeoutMs, deadlineNanos, outcomes, partition, offset),
+                List.of(partition.key()));
+    }
+
+    /** Kafka's purgatory has keys only: {@code checkAndComplete}, whatever the high watermark. */
+    @Override
+    public void advance(Partition partition) {
+        purgatory.checkAndComplete(partition.key());
+    }
+
+    @Override
     public int pending() {
         return purgatory.numDelayed();
     }
@@ -48,9 +60,11 @@ final class KafkaPurgatory implements PurgatoryUnderTest {
         }
     }
 
-    /** The same fields and logic as {@link OurPurgatory}'s operation, on Kafka's base class. */
-    private static final class Operation extends DelayedOperation implements Completable {
-        private static final long NOT_COMPLETABLE = Long.MIN_VALUE;
+    /**
+     * The same fields and logic as {@link OurPurgatory}'s operation, on Kafka's base class.
+     * Thread-safe: the time it became completable is volatile, the rest final.
+     */
+    private static class Operation extends DelayedOperation implements Completable {
 
         private final long deadlineNanos;
         private final Outcomes outcomes;
@@ -67,9 +81,14 @@ final class KafkaPurgatory implements PurgatoryUnderTest {
             completableSinceNanos = System.nanoTime();
         }
 
+        /** When the condition came to hold, or {@link Completable#NOT_COMPLETABLE}. */
+        long completableSinceNanos() {
+            return completableSinceNanos;
+        }
+
         @Override
         public boolean tryComplete() {
-            long since = completableSinceNanos;
+            long since = completableSinceNanos();
             if (since != NOT_COMPLETABLE && forceComplete()) {
                 outcomes.completed(since);
                 return true;
@@ -85,6 +104,26 @@ final class KafkaPurgatory implements PurgatoryUnderTest {
         @Override
         public void onExpiration() {
             outcomes.expired(deadlineNanos);
+        }
+    }
+
+    /**
+     * Waits for its partition's high watermark to reach its offset; the same as {@link OurPurgatory}'s.
+     * Thread-safe: its own fields are final, the partition's high watermark volatile.
+     */
+    private static final class OffsetOperation extends Operation {
+        private final Partition partition;
+        private final long offset;
+
+        OffsetOperation(long timeoutMs, long deadlineNanos, Outcomes outcomes, Partition partition, long offset) {
+            super(timeoutMs, deadlineNanos, outcomes);
+            this.partition = partition;
+            this.offset = offset;
+        }
+
+        @Override
+        long completableSinceNanos() {
+            return partition.reachedAtNanos(offset);
         }
     }
 }

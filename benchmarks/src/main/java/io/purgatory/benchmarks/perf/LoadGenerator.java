@@ -25,7 +25,7 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Not thread-safe: one generator per thread.
  */
-final class LoadGenerator {
+final class LoadGenerator implements LoadDriver {
 
     private static final double NANOS_PER_SECOND = TimeUnit.SECONDS.toNanos(1);
     private static final double NANOS_PER_MS = TimeUnit.MILLISECONDS.toNanos(1);
@@ -48,8 +48,8 @@ final class LoadGenerator {
         this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(workload.timeoutMs());
     }
 
-    /** Offers requests and completes them for durationNanos; returns how many it offered. */
-    long run(long durationNanos) {
+    @Override
+    public long run(long durationNanos) {
         double periodNanos = workload.rateLimited() ? NANOS_PER_SECOND / workload.ratePerSecond() : 0;
         long start = System.nanoTime();
         long end = start + durationNanos;

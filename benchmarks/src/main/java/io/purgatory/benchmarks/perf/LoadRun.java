@@ -1,22 +1,26 @@
 package io.purgatory.benchmarks.perf;
 
+import java.util.function.Function;
+
 /**
- * A load run against one purgatory: a warm-up, then a measured window at the workload's rate (or
- * none), then a full collection with the pending operations still held. A fresh purgatory per run;
+ * A load run against one purgatory: the driver's priming, a warm-up, then a measured window at the
+ * workload's rate (or none), then a full collection with the pending operations still held. A fresh purgatory per run;
  * the heap is collected first so that one run's garbage is not the next one's.
  *
  * <p>Not thread-safe: the calling thread is the driver.
  */
 final class LoadRun {
 
-    private final Workload workload;
+    private final Function<PurgatoryUnderTest, LoadDriver> drivers;
     private final long warmupNanos;
     private final long measuredNanos;
     private final HeapGauge heap;
     private final CpuClock cpu;
 
-    LoadRun(Workload workload, long warmupNanos, long measuredNanos, HeapGauge heap, CpuClock cpu) {
-        this.workload = workload;
+    /** @param drivers makes the driver of a fresh purgatory, the same workload for every run */
+    LoadRun(Function<PurgatoryUnderTest, LoadDriver> drivers, long warmupNanos, long measuredNanos, HeapGauge heap,
+            CpuClock cpu) {
+        this.drivers = drivers;
         this.warmupNanos = warmupNanos;
         this.measuredNanos = measuredNanos;
         this.heap = heap;
@@ -27,8 +31,10 @@ final class LoadRun {
         heap.afterFullGc();
         Outcomes outcomes = new Outcomes();
         try (PurgatoryUnderTest purgatory = implementation.open(outcomes)) {
-            LoadGenerator generator = new LoadGenerator(workload, purgatory);
-            generator.run(warmupNanos);
+            LoadDriver load = drivers.apply(purgatory);
+            load.prime();
+            heap.afterFullGc(); // what priming allocated is not the warm-up's, nor the window's, garbage
+            load.run(warmupNanos);
 
             long driver = Thread.currentThread().getId();
             heap.resetPeak();
@@ -36,7 +42,7 @@ final class LoadRun {
             long processCpuStart = cpu.processNanos();
             long driverCpuStart = cpu.threadNanos(driver);
             long start = System.nanoTime();
-            long offered = generator.run(measuredNanos);
+            long offered = load.run(measuredNanos);
             long elapsed = System.nanoTime() - start;
             Outcomes.Snapshot recorded = outcomes.stop();
             long processCpu = cpu.processNanos() - processCpuStart;

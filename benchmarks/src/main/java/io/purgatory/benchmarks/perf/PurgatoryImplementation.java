@@ -2,11 +2,21 @@ package io.purgatory.benchmarks.perf;
 
 /** The purgatories compared, each with its defaults: its own timer, purge interval 1000, reaper on. Stateless: thread-safe. */
 enum PurgatoryImplementation {
-    /** {@code io.purgatory.DelayedOperationPurgatory}. */
+    /** {@code io.purgatory.DelayedOperationPurgatory}, keys only: {@code checkAndComplete}. */
     OURS("ours") {
         @Override
         PurgatoryUnderTest open(Outcomes outcomes) {
-            return new OurPurgatory(outcomes);
+            return new OurPurgatory(outcomes, false);
+        }
+    },
+    /**
+     * {@code io.purgatory.DelayedOperationPurgatory} with position watches:
+     * {@code tryCompleteElseWatch(op, key, position)} and {@code advance}. Only the HWM mode has positions.
+     */
+    OURS_POSITIONS("ours-positions") {
+        @Override
+        PurgatoryUnderTest open(Outcomes outcomes) {
+            return new OurPurgatory(outcomes, true);
         }
     },
     /** Kafka 4.4.0's {@code org.apache.kafka.server.purgatory.DelayedOperationPurgatory}. */

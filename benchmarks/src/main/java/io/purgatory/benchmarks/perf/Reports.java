@@ -2,10 +2,12 @@ package io.purgatory.benchmarks.perf;
 
 import java.util.List;
 import java.util.Locale;
+import java.util.function.DoubleFunction;
 import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
 import org.HdrHistogram.Histogram;
 
-/** The tables the tool prints, one per mode, every figure of every purgatory side by side. */
+/** The tables the tool prints, one per mode, every figure of every purgatory side by side. Stateless: thread-safe. */
 final class Reports {
 
     private static final double[] PERCENTILES = {50, 90, 99, 99.9};
@@ -41,6 +43,48 @@ final class Reports {
                 .row("bytes per pending operation", ScaleResult::bytesPerOperation, Figures::count)
                 .row("offer rate, one thread (ops/s)", ScaleResult::offerRate, Figures::count)
                 .row("CPU per offer, process", ScaleResult::cpuPerOffer, Figures::duration);
+    }
+
+    /**
+     * The HWM sweep: one column per lag, and for every metric one row per purgatory; then, when both
+     * ran, the ratios of ours with position watches to Kafka's.
+     *
+     * @param byLag for each lag, the results in the order of implementations
+     */
+    static ComparisonTable<List<LoadResult>> highWatermark(List<PurgatoryImplementation> implementations,
+                                                           List<Integer> lags, List<List<LoadResult>> byLag) {
+        List<String> columns = lags.stream().map(lag -> "L=" + Figures.count(lag)).toList();
+        ComparisonTable<List<LoadResult>> table = new ComparisonTable<>(columns, byLag);
+        perImplementation(table, implementations, "requests/s", LoadResult::achievedRate, Figures::count);
+        perImplementation(table, implementations, "CPU per request, process", LoadResult::processCpuPerRequest,
+                Figures::duration);
+        perImplementation(table, implementations, "CPU per request, driver thread", LoadResult::driverCpuPerRequest,
+                Figures::duration);
+        perImplementation(table, implementations, "completion latency p99",
+                r -> valueAt(r.outcomes().completionLatency(), 99), Figures::duration);
+        perImplementation(table, implementations, "expiry lateness p99",
+                r -> valueAt(r.outcomes().expiryLateness(), 99), Figures::duration);
+        perImplementation(table, implementations, "pending at end", LoadResult::pendingAtEnd, Figures::count);
+        perImplementation(table, implementations, "peak heap after GC (MiB)", LoadResult::peakHeapAfterGc,
+                Figures::mebibytes);
+        int positions = implementations.indexOf(PurgatoryImplementation.OURS_POSITIONS);
+        int kafka = implementations.indexOf(PurgatoryImplementation.KAFKA);
+        if (positions >= 0 && kafka >= 0) {
+            table.row("requests/s, ours-positions/kafka",
+                    r -> r.get(positions).achievedRate() / r.get(kafka).achievedRate(), Figures::ratio);
+            table.row("CPU per request, ours-positions/kafka",
+                    r -> r.get(positions).processCpuPerRequest() / r.get(kafka).processCpuPerRequest(), Figures::ratio);
+        }
+        return table;
+    }
+
+    private static void perImplementation(ComparisonTable<List<LoadResult>> table,
+                                          List<PurgatoryImplementation> implementations, String metric,
+                                          ToDoubleFunction<LoadResult> value, DoubleFunction<String> format) {
+        for (int i = 0; i < implementations.size(); i++) {
+            int index = i;
+            table.row(metric + ", " + implementations.get(i).label(), r -> value.applyAsDouble(r.get(index)), format);
+        }
     }
 
     private static void percentiles(ComparisonTable<LoadResult> table, String name,
