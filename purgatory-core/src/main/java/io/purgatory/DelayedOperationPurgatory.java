@@ -253,14 +253,25 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             return true;
         }
         if (closed) {
-            // close() may have swept the lists before this operation was linked: answer it here
+            // close() may have swept the lists before this operation was linked: answer it, and
+            // everything linked after the sweep beside it, here
+            for (Object key : keys != null ? keys : positions.keySet()) {
+                takeList(key, this::expireOnClose);
+            }
             operation.expire(false);
             return false;
         }
         if (!operation.isCompleted()) {
             long now = timer.nowMs();
             operation.deadlineMs = now + Math.min(operation.delayMs(), Long.MAX_VALUE - now);
-            timer.add(operation); // a no-op if it completed meanwhile: completion cancels the task
+            try {
+                timer.add(operation); // a no-op if it completed meanwhile: completion cancels the task
+            } catch (IllegalStateException timerClosed) {
+                if (!closed) {
+                    throw timerClosed;
+                }
+                // close() closed our timer after its sweep, which found this operation: it is answered
+            }
         }
         return false;
     }
@@ -344,13 +355,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         }
         closed = true;
         for (Object key : watchLists.keySet()) {
-            takeList(key, op -> {
-                try {
-                    op.expire(false);
-                } catch (RuntimeException e) {
-                    LOG.error("Purgatory {}: expiring {} on close threw", name, op, e);
-                }
-            });
+            takeList(key, this::expireOnClose);
         }
         if (purgeReaper != null) {
             LockSupport.unpark(purgeReaper);
@@ -454,6 +459,14 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         delayed.decrement();
         if (counts.tombstones.addAndGet(released) > purgeInterval) {
             requestPurge();
+        }
+    }
+
+    private void expireOnClose(DelayedOperation op) {
+        try {
+            op.expire(false);
+        } catch (RuntimeException e) {
+            LOG.error("Purgatory {}: expiring {} on close threw", name, op, e);
         }
     }
 

@@ -451,6 +451,51 @@ class DelayedOperationStressTest {
     }
 
     /**
+     * Offers racing {@code close()}, round after round on fresh purgatories with their own timers (the
+     * soak in the benchmarks found both races): no offer throws (the timer may be closed under an
+     * offer that close() has already answered), and nothing stays linked after close (an offer that
+     * links into a list after close() swept its key sweeps that key itself).
+     */
+    @Test
+    void offersRacingCloseNeverThrowAndLeaveNothingLinked() throws Exception {
+        int rounds = 300;
+        int perRound = 2_000;
+        Random random = new Random(seed);
+        for (int round = 0; round < rounds; round++) {
+            var purgatory = new DelayedOperationPurgatory<TestOperation>(uniqueName());
+            TestOperation[] ops = new TestOperation[perRound];
+            for (int i = 0; i < perRound; i++) {
+                ops[i] = new TestOperation(60_000);
+            }
+            AtomicInteger offered = new AtomicInteger();
+            boolean positions = round % 2 == 0;
+            Future<?> offerer = executor.submit(() -> {
+                for (int i = 0; i < perRound; i++) {
+                    Key key = keyOf(i);
+                    if (positions) {
+                        purgatory.tryCompleteElseWatch(ops[i], key, i);
+                    } else {
+                        purgatory.tryCompleteElseWatch(ops[i], List.of(key, keyOf(i + 1)));
+                    }
+                    offered.incrementAndGet();
+                }
+                return null;
+            });
+            int closeAfter = random.nextInt(perRound / 4);
+            while (offered.get() < closeAfter) {
+                Thread.onSpinWait();
+            }
+            purgatory.close();
+            offerer.get(60, TimeUnit.SECONDS); // rethrows what the offerer threw
+
+            String inRound = " in round " + round + seedInfo();
+            assertEquals(0, purgatory.watched(), "watches left after close" + inRound);
+            assertEquals(0, purgatory.numDelayed(), inRound);
+            checkEachCompletedOnce(ops);
+        }
+    }
+
+    /**
      * Purges on the reaper thread walk a long watch list while other threads complete operations on
      * it (turning its watches into tombstones): the list must stay intact and its count exact.
      * Several rounds on one purgatory, as the race needs the reaper and the completers on the CPUs
