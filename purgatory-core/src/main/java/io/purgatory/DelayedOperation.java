@@ -28,7 +28,7 @@ import java.util.concurrent.locks.LockSupport;
  * (see {@link #maybeTryComplete()}).
  *
  * <p>The lock is built into the operation rather than a {@code ReentrantLock} beside it: the field
- * {@code owner} is the holding thread (taken by compare-and-set, released by a volatile write) and
+ * {@code owner} is the holding thread's id (taken by compare-and-set, released by a volatile write) and
  * {@code holds} its re-entry count, touched by the owner only. This keeps the operation one object
  * (a {@code ReentrantLock} is two more, about 48 bytes, and two more cache misses for every
  * operation that {@code checkAndComplete} walks past). A thread that must wait for the lock spins
@@ -40,6 +40,8 @@ public abstract class DelayedOperation extends TimerTask {
     private static final VarHandle RETRY_PENDING;
     private static final VarHandle OWNER;
     private static final VarHandle WAITER;
+    /** {@code owner} when no thread holds the lock; thread ids are positive. */
+    private static final long FREE = 0L;
     /** How long a waiter that could not take the {@code waiter} slot parks before it looks again. */
     private static final long POLL_NANOS = 100_000L;
 
@@ -48,14 +50,18 @@ public abstract class DelayedOperation extends TimerTask {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             RETRY_PENDING = lookup.findVarHandle(DelayedOperation.class, "retryPending", boolean.class);
             WAITER = lookup.findVarHandle(DelayedOperation.class, "waiter", Thread.class);
-            OWNER = lookup.findVarHandle(DelayedOperation.class, "owner", Thread.class);
+            OWNER = lookup.findVarHandle(DelayedOperation.class, "owner", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
-    /** The thread holding the operation's lock, or null. */
-    private volatile Thread owner;
+    /**
+     * The id of the thread holding the operation's lock, or {@link #FREE}. An id rather than the
+     * {@code Thread}: taking the lock then stores no reference into the (usually old) operation, so
+     * the collector has no card to mark and refine for every operation a walk tries.
+     */
+    private volatile long owner;
     /** How many times {@code owner} holds the lock; the lock is re-entrant. Owner only. */
     private int holds;
     private volatile boolean completed;
@@ -249,7 +255,7 @@ public abstract class DelayedOperation extends TimerTask {
     private void parkForUnlock() {
         if (WAITER.compareAndSet(this, null, Thread.currentThread())) {
             try {
-                if (owner != null) {
+                if (owner != FREE) {
                     LockSupport.park(this);
                 }
             } finally {
@@ -262,12 +268,12 @@ public abstract class DelayedOperation extends TimerTask {
 
     /** Takes the lock if it is free or already held by this thread. */
     final boolean tryLock() {
-        Thread me = Thread.currentThread();
+        long me = Thread.currentThread().getId();
         if (owner == me) {
             holds++;
             return true;
         }
-        if (OWNER.compareAndSet(this, null, me)) {
+        if (OWNER.compareAndSet(this, FREE, me)) {
             holds = 1;
             return true;
         }
@@ -281,11 +287,11 @@ public abstract class DelayedOperation extends TimerTask {
      * @throws IllegalMonitorStateException if this thread does not hold the lock
      */
     final void unlock() {
-        if (owner != Thread.currentThread()) {
+        if (owner != Thread.currentThread().getId()) {
             throw new IllegalMonitorStateException("operation lock not held by " + Thread.currentThread().getName());
         }
         if (--holds == 0) {
-            owner = null;
+            owner = FREE;
             Thread parked = waiter;
             if (parked != null) {
                 LockSupport.unpark(parked);
