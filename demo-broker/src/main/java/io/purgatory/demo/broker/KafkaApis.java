@@ -63,6 +63,14 @@ final class KafkaApis {
      * @param advertisedHost host and port clients reach this broker on, for metadata
      */
     void handle(RequestHeader header, AbstractRequest request, String advertisedHost, int advertisedPort, Responder responder) {
+        try {
+            dispatch(header, request, advertisedHost, advertisedPort, responder);
+        } catch (RuntimeException e) {
+            responder.fail(e);
+        }
+    }
+
+    private void dispatch(RequestHeader header, AbstractRequest request, String advertisedHost, int advertisedPort, Responder responder) {
         switch (header.apiKey()) {
             case API_VERSIONS:
                 responder.send(apiVersions(Errors.NONE));
@@ -140,8 +148,13 @@ final class KafkaApis {
             replicaManager.appendRecords(request.acks(), request.timeout(), appends, results -> { });
             return;
         }
-        replicaManager.appendRecords(request.acks(), request.timeout(), appends,
-                results -> responder.send(produceResponse(topics, results)));
+        replicaManager.appendRecords(request.acks(), request.timeout(), appends, results -> {
+            try {
+                responder.send(produceResponse(topics, results));
+            } catch (RuntimeException e) {
+                responder.fail(e);
+            }
+        });
     }
 
     private Topic resolve(TopicProduceData topicData) {
@@ -209,5 +222,11 @@ final class KafkaApis {
 
         /** The request gets no response ({@code acks=0}). */
         void noResponse();
+
+        /**
+         * The response could not be built: logs {@code cause} once and closes the connection after
+         * the responses before this one are written. Called at most once, instead of the others.
+         */
+        void fail(RuntimeException cause);
     }
 }
