@@ -10,6 +10,7 @@ import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -51,6 +52,14 @@ final class WireClient implements AutoCloseable {
 
     /** Sends a request; the future completes with its response (never, for an acks=0 produce). */
     CompletableFuture<Answer> send(AbstractRequest request) throws IOException {
+        return send(request, frame -> { });
+    }
+
+    /**
+     * Sends a request whose serialized bytes (header included, no length prefix) {@code rewrite}
+     * changed in place first, keeping their length: bytes no kafka-clients builder would write.
+     */
+    CompletableFuture<Answer> send(AbstractRequest request, Consumer<ByteBuffer> rewrite) throws IOException {
         synchronized (writeLock) {
             final RequestHeader header = new RequestHeader(request.apiKey(), request.version(), "wire-client", nextCorrelationId++);
             final Pending p = new Pending(header, System.nanoTime(), new CompletableFuture<>());
@@ -60,7 +69,9 @@ final class WireClient implements AutoCloseable {
                     pending.add(p);
                 }
             }
-            writeFrame(request.serializeWithHeader(header));
+            final ByteBuffer frame = request.serializeWithHeader(header);
+            rewrite.accept(frame.duplicate());
+            writeFrame(frame);
             return p.answer();
         }
     }
@@ -84,19 +95,27 @@ final class WireClient implements AutoCloseable {
     }
 
     static ProduceRequest produce(String topic, int partition, short acks, int timeoutMs, int records) {
-        final SimpleRecord[] batch = new SimpleRecord[records];
-        for (int i = 0; i < records; i++) {
-            batch[i] = new SimpleRecord(("record-" + i).getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        }
+        // version 12 addresses topics by name; the broker's v13 (topic id) path is covered by KafkaProducer
+        return produce(topic, partition, acks, timeoutMs, records(Compression.NONE, records), (short) 12);
+    }
+
+    /** A produce of {@code records} to one partition, in {@code version} (12 or older: topics by name). */
+    static ProduceRequest produce(String topic, int partition, short acks, int timeoutMs, MemoryRecords records, short version) {
         final ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
         topics.add(new ProduceRequestData.TopicProduceData()
                 .setName(topic)
-                .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData()
-                        .setIndex(partition)
-                        .setRecords(MemoryRecords.withRecords(Compression.NONE, batch)))));
-        // version 12 addresses topics by name; the broker's v13 (topic id) path is covered by KafkaProducer
+                .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData().setIndex(partition).setRecords(records))));
         return ProduceRequest.builder(new ProduceRequestData().setAcks(acks).setTimeoutMs(timeoutMs).setTopicData(topics))
-                .build((short) 12);
+                .build(version);
+    }
+
+    /** One batch of {@code count} small records, as kafka-clients writes it. */
+    static MemoryRecords records(Compression compression, int count) {
+        final SimpleRecord[] batch = new SimpleRecord[count];
+        for (int i = 0; i < count; i++) {
+            batch[i] = new SimpleRecord(("record-" + i).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        return MemoryRecords.withRecords(compression, batch);
     }
 
     private void writeFrame(ByteBuffer frame) throws IOException {
