@@ -119,7 +119,7 @@ class HostileClientTest {
             final CompletableFuture<Answer> duplicated = client.send(ProduceRequest.builder(data).build((short) 12));
             final List<CompletableFuture<Answer>> others = new ArrayList<>();
             for (int i = 0; i < 20; i++) {
-                others.add(bystander.send(WireClient.produce("demo", 1, ACKS_ALL, 10_000, 1)));
+                others.add(bystander.send(WireClient.produce("demo", 1, ACKS_ALL, 3_000, 1))); // stalled, they time out
             }
             for (CompletableFuture<Answer> other : others) {
                 assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(answer(other)).errorCode());
@@ -131,6 +131,35 @@ class HostileClientTest {
             assertEquals(1, broker.logEndOffset("demo", 0), "appended once");
             assertEquals(List.of(), bystander.protocolErrors());
         }
+    }
+
+    @Test
+    void aProduceRepeatingOneTopicThousandsOfTimesClosesItsConnectionUnparsed() throws Exception {
+        final ProduceRequestData data = new ProduceRequestData().setAcks(ACKS_ALL).setTimeoutMs(10_000);
+        data.topicData().add(new TopicProduceData().setName("demo"));
+        final ByteBuffer one = ProduceRequest.builder(data).build((short) 12)
+                .serializeWithHeader(new org.apache.kafka.common.requests.RequestHeader(org.apache.kafka.common.protocol.ApiKeys.PRODUCE,
+                        (short) 12, "hostile", 1));
+        final byte[] bytes = java.util.Arrays.copyOfRange(one.array(), one.arrayOffset() + one.position(), one.arrayOffset() + one.limit());
+        // one entry: the array's length (1 + 1, compact), then "demo" (length 4 + 1), no partitions (0 + 1), no tagged fields
+        final byte[] entries = {2, 5, 'd', 'e', 'm', 'o', 1, 0};
+        final int at = indexOf(bytes, entries);
+        final java.io.ByteArrayOutputStream repeated = new java.io.ByteArrayOutputStream();
+        repeated.write(bytes, 0, at);
+        final int copies = 3_000; // kafka-clients takes seconds to parse this many repeats of one topic
+        org.apache.kafka.common.utils.internals.ByteUtils.writeUnsignedVarint(copies + 1, new java.io.DataOutputStream(repeated));
+        for (int i = 0; i < copies; i++) {
+            repeated.write(entries, 1, entries.length - 1);
+        }
+        repeated.write(bytes, at + entries.length, bytes.length - at - entries.length);
+        final byte[] body = repeated.toByteArray();
+
+        try (WireClient offender = new WireClient(broker.port())) {
+            offender.sendRaw(ByteBuffer.allocate(4 + body.length).putInt(body.length).put(body).array());
+            Waits.soon().until(() -> offender.closedByBroker().isDone());
+            assertEquals(List.of(), offender.protocolErrors(), "closed unanswered, not parsed and answered");
+        }
+        assertAnswersNext();
     }
 
     @Test
@@ -234,6 +263,19 @@ class HostileClientTest {
         for (int i = start; i < start + NAME_BYTES; i++) {
             frame.put(i, (byte) 0xFF);
         }
+    }
+
+    private static int indexOf(byte[] haystack, byte[] needle) {
+        outer:
+        for (int i = 0; i <= haystack.length - needle.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (haystack[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        throw new IllegalStateException("not found");
     }
 
     private static void garbleSecondHalf(ByteBuffer batch) {
