@@ -38,7 +38,9 @@ import org.apache.kafka.common.requests.RequestHeader;
  * Answers the requests the demo broker speaks: {@code ApiVersions}, {@code Metadata},
  * {@code InitProducerId} (so the Java producer's default idempotent mode works: each call gets a
  * fresh producer id; sequence numbers are not checked) and {@code Produce}, in every version
- * kafka-clients supports. Topics are never created on demand.
+ * kafka-clients supports. Topics are never created on demand. Topic names are validated as Kafka
+ * does, a produce's partitions are keyed (a repeated one counts once) and their records checked by
+ * {@link RecordValidator}; a response that cannot be built goes to {@link Responder#fail}.
  *
  * <p>Thread-safe: stateless apart from the atomic producer id counter.
  */
@@ -55,7 +57,8 @@ final class KafkaApis {
 
     /**
      * Handles one request; the response goes to {@code responder}, now or (for a parked produce)
-     * later from another thread. An {@code acks=0} produce gets {@link Responder#noResponse()}.
+     * later from another thread. An {@code acks=0} produce gets {@link Responder#noResponse()}; a
+     * failure to handle the request or build its response gets {@link Responder#fail}.
      *
      * @param advertisedHost host and port clients reach this broker on, for metadata
      */
@@ -207,7 +210,7 @@ final class KafkaApis {
      * of UTF-8), else its longest prefix that does. A name that does not fit is invalid anyway, but
      * its answer must still be serializable.
      */
-    static String echoable(String name) {
+    private static String echoable(String name) {
         if (name == null || name.length() <= Short.MAX_VALUE / 3) { // at most 3 UTF-8 bytes per char
             return name;
         }

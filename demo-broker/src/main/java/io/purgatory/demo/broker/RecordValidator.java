@@ -34,7 +34,9 @@ import org.apache.kafka.common.utils.internals.CloseableIterator;
  *       batch's, a record whose offset delta is not its position (Kafka rewrites such offsets; we
  *       refuse them), or a batch holding fewer or more records than its header says →
  *       {@link Errors#INVALID_RECORD}; compressed data that does not decompress →
- *       {@link Errors#CORRUPT_MESSAGE} (Kafka: {@code UNKNOWN_SERVER_ERROR}).
+ *       {@link Errors#CORRUPT_MESSAGE} (Kafka: {@code UNKNOWN_SERVER_ERROR}); records adding up to
+ *       more than {@value #MAX_UNCOMPRESSED_BATCH_BYTES} bytes uncompressed →
+ *       {@link Errors#MESSAGE_TOO_LARGE} (Kafka has no such bound; it stops a decompression bomb).
  * </ol>
  *
  * <p>Timestamps and keys are not checked: the demo's topics are not compacted and accept any
@@ -45,6 +47,8 @@ import org.apache.kafka.common.utils.internals.CloseableIterator;
 final class RecordValidator {
     /** Largest uncompressed record body accepted: the broker's default frame limit. */
     static final int MAX_RECORD_BODY_BYTES = 16 * 1024 * 1024;
+    /** Most uncompressed bytes one batch may hold, so that a small compressed frame cannot make the broker inflate gigabytes. */
+    static final long MAX_UNCOMPRESSED_BATCH_BYTES = 64L * 1024 * 1024;
 
     /** A partition's verdict: {@link Errors#NONE} and its record count, or the error to answer. */
     record Result(Errors error, int records) {
@@ -105,11 +109,16 @@ final class RecordValidator {
     private static Result walkRecords(RecordBatch batch) {
         final int expected = batch.countOrNull();
         int walked = 0;
+        long uncompressedBytes = 0;
         try (CloseableIterator<Record> iterator = batch.streamingIterator(BufferSupplier.NO_CACHING, MAX_RECORD_BODY_BYTES)) {
             while (iterator.hasNext()) {
                 final Record record = iterator.next();
                 if (!record.hasMagic(batch.magic()) || record.offset() != batch.baseOffset() + walked) {
                     return Result.invalid(Errors.INVALID_RECORD);
+                }
+                uncompressedBytes += record.sizeInBytes();
+                if (uncompressedBytes > MAX_UNCOMPRESSED_BATCH_BYTES) {
+                    return Result.invalid(Errors.MESSAGE_TOO_LARGE);
                 }
                 walked++;
             }

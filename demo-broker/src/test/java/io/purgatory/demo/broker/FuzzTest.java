@@ -50,7 +50,8 @@ import org.junit.jupiter.api.Test;
  * reject ({@link Batches#appendable}) is answered {@code NONE}.
  *
  * <p>Bounded by {@code -Dfuzz.mutations} (default 2,000, a few seconds); {@code -Dfuzz.seed}
- * replays a run, and a failure names the seed to replay it with.
+ * replays a run, and a failure names the seed to replay it with. Single-threaded: one mutated
+ * request at a time, on the test's thread, beside the good client's reader thread.
  */
 @Tag("integration")
 class FuzzTest {

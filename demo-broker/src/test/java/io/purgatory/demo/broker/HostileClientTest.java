@@ -221,6 +221,20 @@ class HostileClientTest {
     }
 
     @Test
+    void aBatchThatInflatesBeyondTheBoundIsRefusedAsTooLarge() throws Exception {
+        final byte[] zeros = new byte[8 * 1024 * 1024];
+        final org.apache.kafka.common.record.internal.SimpleRecord[] records = new org.apache.kafka.common.record.internal.SimpleRecord[9];
+        java.util.Arrays.fill(records, new org.apache.kafka.common.record.internal.SimpleRecord(zeros)); // 72 MiB, a few hundred KB gzipped
+        final MemoryRecords bomb = MemoryRecords.withRecords(Compression.gzip().build(), records);
+
+        final Answer answer = answer(client.send(WireClient.produce("demo", 0, ACKS_ALL, 10_000, bomb, (short) 12)));
+
+        assertEquals(Errors.MESSAGE_TOO_LARGE.code(), DemoBrokerTest.partitionResponse(answer).errorCode());
+        assertEquals(0, broker.logEndOffset("demo", 0));
+        assertAnswersNext();
+    }
+
+    @Test
     void everyCompressionTypeKafkaClientsWritesIsAccepted() throws Exception {
         long offset = 0;
         for (Compression compression : List.of(Compression.NONE, Compression.gzip().build(), Compression.snappy().build(),
