@@ -1,15 +1,15 @@
 package io.purgatory.demo.broker;
 
 import io.purgatory.demo.broker.ReplicaManager.PartitionAppend;
-import io.purgatory.demo.broker.ReplicaManager.Topic;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.errors.CorruptRecordException;
+import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
 import org.apache.kafka.common.message.MetadataRequestData.MetadataRequestTopic;
@@ -24,9 +24,6 @@ import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceRespo
 import org.apache.kafka.common.message.ProduceResponseData.TopicProduceResponse;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.record.internal.BaseRecords;
-import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.MutableRecordBatch;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
@@ -41,7 +38,9 @@ import org.apache.kafka.common.requests.RequestHeader;
  * Answers the requests the demo broker speaks: {@code ApiVersions}, {@code Metadata},
  * {@code InitProducerId} (so the Java producer's default idempotent mode works: each call gets a
  * fresh producer id; sequence numbers are not checked) and {@code Produce}, in every version
- * kafka-clients supports. Topics are never created on demand.
+ * kafka-clients supports. Topics are never created on demand. Topic names are validated as Kafka
+ * does, a produce's partitions are keyed (a repeated one counts once) and their records checked by
+ * {@link RecordValidator}; a response that cannot be built goes to {@link Responder#fail}.
  *
  * <p>Thread-safe: stateless apart from the atomic producer id counter.
  */
@@ -58,11 +57,20 @@ final class KafkaApis {
 
     /**
      * Handles one request; the response goes to {@code responder}, now or (for a parked produce)
-     * later from another thread. An {@code acks=0} produce gets {@link Responder#noResponse()}.
+     * later from another thread. An {@code acks=0} produce gets {@link Responder#noResponse()}; a
+     * failure to handle the request or build its response gets {@link Responder#fail}.
      *
      * @param advertisedHost host and port clients reach this broker on, for metadata
      */
     void handle(RequestHeader header, AbstractRequest request, String advertisedHost, int advertisedPort, Responder responder) {
+        try {
+            dispatch(header, request, advertisedHost, advertisedPort, responder);
+        } catch (RuntimeException e) {
+            responder.fail(e);
+        }
+    }
+
+    private void dispatch(RequestHeader header, AbstractRequest request, String advertisedHost, int advertisedPort, Responder responder) {
         switch (header.apiKey()) {
             case API_VERSIONS:
                 responder.send(apiVersions(Errors.NONE));
@@ -102,17 +110,19 @@ final class KafkaApis {
             replicaManager.topics().forEach(topic -> data.topics().add(describe(topic)));
         } else {
             for (MetadataRequestTopic wanted : requested) {
-                final Topic topic = wanted.name() != null ? replicaManager.topic(wanted.name()) : replicaManager.topic(wanted.topicId());
+                final ReplicaManager.Topic topic = wanted.name() != null ? replicaManager.topic(wanted.name()) : replicaManager.topic(wanted.topicId());
+                final Errors error = wanted.name() == null ? Errors.UNKNOWN_TOPIC_ID
+                        : Topic.isValid(wanted.name()) ? Errors.UNKNOWN_TOPIC_OR_PARTITION : Errors.INVALID_TOPIC_EXCEPTION;
                 data.topics().add(topic != null ? describe(topic) : new MetadataResponseTopic()
-                        .setName(wanted.name())
+                        .setName(echoable(wanted.name()))
                         .setTopicId(wanted.topicId() != null ? wanted.topicId() : Uuid.ZERO_UUID)
-                        .setErrorCode((wanted.name() != null ? Errors.UNKNOWN_TOPIC_OR_PARTITION : Errors.UNKNOWN_TOPIC_ID).code()));
+                        .setErrorCode(error.code()));
             }
         }
         return new MetadataResponse(data, request.version());
     }
 
-    private static MetadataResponseTopic describe(Topic topic) {
+    private static MetadataResponseTopic describe(ReplicaManager.Topic topic) {
         final List<MetadataResponsePartition> partitions = new ArrayList<>();
         for (Partition partition : topic.partitions()) {
             partitions.add(new MetadataResponsePartition()
@@ -125,81 +135,112 @@ final class KafkaApis {
         return new MetadataResponseTopic().setName(topic.name()).setTopicId(topic.id()).setPartitions(partitions);
     }
 
+    /**
+     * A produce: topic names are validated as Kafka does ({@link Topic#isValid}), each partition's
+     * records by {@link RecordValidator}. As in Kafka, which keys a request's partitions by topic and
+     * partition, a partition listed more than once is appended once, with the data of its last
+     * entry, and answered once; so the work is linear in the request's size.
+     */
     private void produce(ProduceRequest request, Responder responder) {
-        final List<TopicProduceData> topics = new ArrayList<>(request.data().topicData());
-        final List<PartitionAppend> appends = new ArrayList<>();
-        for (TopicProduceData topicData : topics) {
-            final Topic topic = resolve(topicData);
+        final Map<PartitionKey, PartitionAppend> appends = new LinkedHashMap<>();
+        for (TopicProduceData topicData : request.data().topicData()) {
+            final TopicKey topicKey = TopicKey.of(topicData);
+            final ReplicaManager.Topic topic = resolve(topicKey);
             for (PartitionProduceData partitionData : topicData.partitionData()) {
-                appends.add(partitionAppend(topic, topicData, partitionData, request.version()));
+                appends.put(new PartitionKey(topicKey, partitionData.index()),
+                        partitionAppend(topicKey, topic, partitionData, request.version()));
             }
         }
-        request.clearPartitionRecords(); // counted: a parked produce keeps no payload alive
+        final List<PartitionKey> keys = List.copyOf(appends.keySet()); // the callback keeps no records alive
         if (request.acks() == 0) {
             responder.noResponse();
-            replicaManager.appendRecords(request.acks(), request.timeout(), appends, results -> { });
+            replicaManager.appendRecords(request.acks(), request.timeout(), List.copyOf(appends.values()), results -> { });
             return;
         }
-        replicaManager.appendRecords(request.acks(), request.timeout(), appends,
-                results -> responder.send(produceResponse(topics, results)));
+        replicaManager.appendRecords(request.acks(), request.timeout(), List.copyOf(appends.values()), results -> {
+            try {
+                responder.send(produceResponse(keys, results));
+            } catch (RuntimeException e) {
+                responder.fail(e);
+            }
+        });
     }
 
-    private Topic resolve(TopicProduceData topicData) {
-        final Uuid id = topicData.topicId();
-        return id != null && !Uuid.ZERO_UUID.equals(id) ? replicaManager.topic(id) : replicaManager.topic(topicData.name());
+    private ReplicaManager.Topic resolve(TopicKey key) {
+        return key.byId() ? replicaManager.topic(key.id()) : replicaManager.topic(key.name());
     }
 
-    private static PartitionAppend partitionAppend(Topic topic, TopicProduceData topicData, PartitionProduceData partitionData,
+    private static PartitionAppend partitionAppend(TopicKey key, ReplicaManager.Topic topic, PartitionProduceData partitionData,
                                                    short version) {
+        if (!key.byId() && !Topic.isValid(key.name())) {
+            return PartitionAppend.refused(Errors.INVALID_TOPIC_EXCEPTION);
+        }
         if (topic == null) {
-            final boolean byId = topicData.topicId() != null && !Uuid.ZERO_UUID.equals(topicData.topicId());
-            return PartitionAppend.refused(byId ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION);
+            return PartitionAppend.refused(key.byId() ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION);
         }
         final Partition partition = topic.partition(partitionData.index());
         if (partition == null) {
             return PartitionAppend.refused(Errors.UNKNOWN_TOPIC_OR_PARTITION);
         }
-        final int records = countRecords(partitionData.records(), version);
-        return records < 0 ? PartitionAppend.refused(Errors.CORRUPT_MESSAGE) : PartitionAppend.of(partition, records);
+        final RecordValidator.Result verdict = RecordValidator.validate(partitionData.records(), version);
+        return verdict.error() == Errors.NONE ? PartitionAppend.of(partition, verdict.records()) : PartitionAppend.refused(verdict.error());
     }
 
-    /** Counts the records of a partition's batches after validating them; -1 if they are corrupt. */
-    private static int countRecords(BaseRecords records, short version) {
-        if (!(records instanceof MemoryRecords)) {
-            return records == null ? 0 : -1;
+    /** The produce response: one entry per distinct partition, grouped by topic, in the order they first appeared. */
+    private static ProduceResponse produceResponse(List<PartitionKey> keys, List<ProduceResult> results) {
+        final Map<PartitionKey, ProduceResult> byPartition = new LinkedHashMap<>();
+        for (int i = 0; i < keys.size(); i++) {
+            byPartition.put(keys.get(i), results.get(i)); // appendRecords answers one result per append, in order
         }
-        try {
-            ProduceRequest.validateRecords(version, records);
-            int count = 0;
-            for (MutableRecordBatch batch : ((MemoryRecords) records).batches()) {
-                batch.ensureValid();
-                final Integer batchCount = batch.countOrNull();
-                count += batchCount != null ? batchCount : (int) (batch.lastOffset() - batch.baseOffset() + 1);
-            }
-            return count;
-        } catch (InvalidRecordException | CorruptRecordException e) {
-            return -1;
-        }
-    }
-
-    /** The produce response: the request's topics and partitions in order, with their results. */
-    private static ProduceResponse produceResponse(List<TopicProduceData> topics, List<ProduceResult> results) {
         final ProduceResponseData data = new ProduceResponseData();
-        int next = 0;
-        for (TopicProduceData topicData : topics) {
-            final TopicProduceResponse topicResponse = new TopicProduceResponse()
-                    .setName(topicData.name())
-                    .setTopicId(topicData.topicId());
-            for (PartitionProduceData partitionData : topicData.partitionData()) {
-                final ProduceResult result = results.get(next++);
-                topicResponse.partitionResponses().add(new PartitionProduceResponse()
-                        .setIndex(partitionData.index())
-                        .setErrorCode(result.error().code())
-                        .setBaseOffset(result.error() == Errors.NONE ? result.baseOffset() : ProduceResult.NO_OFFSET));
-            }
-            data.responses().add(topicResponse);
-        }
+        final Map<TopicKey, TopicProduceResponse> topics = new LinkedHashMap<>();
+        byPartition.forEach((key, result) -> topics.computeIfAbsent(key.topic(), topic -> {
+            final TopicProduceResponse response = new TopicProduceResponse().setName(echoable(topic.name())).setTopicId(topic.id());
+            data.responses().add(response);
+            return response;
+        }).partitionResponses().add(new PartitionProduceResponse()
+                .setIndex(key.partition())
+                .setErrorCode(result.error().code())
+                .setBaseOffset(result.error() == Errors.NONE ? result.baseOffset() : ProduceResult.NO_OFFSET)));
         return new ProduceResponse(data);
+    }
+
+    /**
+     * A topic name as a response can carry it: unchanged if it fits a protocol string (32,767 bytes
+     * of UTF-8), else its longest prefix that does. A name that does not fit is invalid anyway, but
+     * its answer must still be serializable.
+     */
+    private static String echoable(String name) {
+        if (name == null || name.length() <= Short.MAX_VALUE / 3) { // at most 3 UTF-8 bytes per char
+            return name;
+        }
+        int bytes = 0;
+        int end = 0;
+        while (end < name.length()) {
+            final int codePoint = name.codePointAt(end);
+            final int length = codePoint < 0x80 ? 1 : codePoint < 0x800 ? 2 : codePoint < 0x10000 ? 3 : 4;
+            if (bytes + length > Short.MAX_VALUE) {
+                break;
+            }
+            bytes += length;
+            end += Character.charCount(codePoint);
+        }
+        return name.substring(0, end);
+    }
+
+    /** A topic as a produce request names it: by id from v13, else by name. */
+    private record TopicKey(String name, Uuid id) {
+        static TopicKey of(TopicProduceData topicData) {
+            return new TopicKey(topicData.name(), topicData.topicId());
+        }
+
+        boolean byId() {
+            return id != null && !Uuid.ZERO_UUID.equals(id);
+        }
+    }
+
+    /** A partition as a produce request names it; a request's partitions are keyed by it. */
+    private record PartitionKey(TopicKey topic, int partition) {
     }
 
     /** Where a request's response goes. Implementations are thread-safe. */
@@ -209,5 +250,11 @@ final class KafkaApis {
 
         /** The request gets no response ({@code acks=0}). */
         void noResponse();
+
+        /**
+         * The response could not be built: logs {@code cause} once and closes the connection after
+         * the responses before this one are written. Called at most once, instead of the others.
+         */
+        void fail(RuntimeException cause);
     }
 }

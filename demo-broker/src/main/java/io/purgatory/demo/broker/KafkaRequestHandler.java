@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * Turns one connection's frames into Kafka requests for {@link KafkaApis}. A frame that is not a
  * request this broker speaks (bad header, unknown or unsupported API or version, a body that does
  * not parse) closes this connection with a log line, as a Kafka broker does; other connections
- * are not affected. An {@code ApiVersions} request in a version too new is answered in version 0
+ * are not affected. So does a produce listing more than {@link ProduceTopicLimit#MAX_TOPICS} topic
+ * entries, which Kafka would parse at a cost quadratic or worse in the repeats. An {@code ApiVersions} request in a version too new is answered in version 0
  * with {@code UNSUPPORTED_VERSION}, so the client can retry with one we know.
  *
  * <p>Back-pressure, like a Kafka broker muting a channel: while {@code maxInFlight} requests of
@@ -133,6 +134,10 @@ final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
             } else {
                 close("unsupported version " + header.apiVersion() + " of " + api);
             }
+            return;
+        }
+        if (api == ApiKeys.PRODUCE && ProduceTopicLimit.declaredTopics(buffer, header.apiVersion()) > ProduceTopicLimit.MAX_TOPICS) {
+            close("produce v" + header.apiVersion() + " lists more than " + ProduceTopicLimit.MAX_TOPICS + " topic entries");
             return;
         }
         final AbstractRequest request;

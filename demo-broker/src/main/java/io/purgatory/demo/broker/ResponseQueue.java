@@ -3,6 +3,7 @@ package io.purgatory.demo.broker;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.socket.SocketChannel;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -12,6 +13,8 @@ import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.requests.RequestUtils;
 import org.apache.kafka.common.requests.ResponseHeader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Sends one connection's responses in the order its requests arrived, as the Kafka protocol
@@ -21,11 +24,14 @@ import org.apache.kafka.common.requests.ResponseHeader;
  *
  * <p>Thread-safe by confinement: {@link #reserve} and every change to the queue run on the
  * channel's event loop; {@link Slot#send} serialises on the calling thread and hands the bytes to
- * the event loop.
+ * the event loop. A response that cannot be built or serialized ({@link Slot#fail}) or written
+ * closes the connection once the responses before it are written: a slot is never left empty
+ * while later ones wait behind it.
  */
 final class ResponseQueue {
     /** How long a half-closed connection waits for the client to close its side. */
     static final long LINGER_MS = 1_000;
+    private static final Logger log = LoggerFactory.getLogger(ResponseQueue.class);
 
     private final Channel channel;
     private final Runnable onResponsesWritten;
@@ -87,16 +93,22 @@ final class ResponseQueue {
     private void drain() {
         boolean wrote = false;
         boolean dequeued = false;
-        while (!slots.isEmpty() && slots.peek().done) {
+        boolean failed = false;
+        while (!failed && !slots.isEmpty() && slots.peek().done) {
             final Slot head = slots.poll();
             dequeued = true;
+            failed = head.failed;
             if (head.bytes != null) {
-                lastWrite = channel.write(Unpooled.wrappedBuffer(head.bytes));
+                lastWrite = channel.write(Unpooled.wrappedBuffer(head.bytes)).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
                 wrote = true;
             }
         }
         if (wrote) {
             channel.flush();
+        }
+        if (failed) {
+            slots.clear(); // abandoned, as on shutdown: their responses, if they come, find no slot to fill
+            closeAfterFlush();
         }
         if (dequeued) {
             onResponsesWritten.run();
@@ -120,33 +132,49 @@ final class ResponseQueue {
         private final RequestHeader header;
         private ByteBuffer bytes; // event loop only
         private boolean done; // event loop only
+        private boolean failed; // event loop only: no response, the connection closes here
 
         private Slot(RequestHeader header) {
             this.header = header;
         }
 
+        /** Serializes {@code response} in the request's version; one that does not serialize {@link #fail fails} the slot. */
         @Override
         public void send(AbstractResponse response) {
             final ResponseHeader responseHeader = header.toResponseHeader();
-            final ByteBuffer serialized = RequestUtils.serialize(responseHeader.data(), responseHeader.headerVersion(),
-                    response.data(), header.apiVersion());
-            fill(serialized);
+            final ByteBuffer serialized;
+            try {
+                serialized = RequestUtils.serialize(responseHeader.data(), responseHeader.headerVersion(), response.data(), header.apiVersion());
+            } catch (RuntimeException e) {
+                fail(e);
+                return;
+            }
+            fill(serialized, false);
         }
 
         /** Sends {@code response} as version 0, whatever the request's version (ApiVersions fallback). */
         void sendAsVersionZero(AbstractResponse response) {
             final ResponseHeader responseHeader = new ResponseHeader(header.correlationId(), (short) 0);
-            fill(RequestUtils.serialize(responseHeader.data(), (short) 0, response.data(), (short) 0));
+            fill(RequestUtils.serialize(responseHeader.data(), (short) 0, response.data(), (short) 0), false);
         }
 
         @Override
         public void noResponse() {
-            fill(null);
+            fill(null, false);
         }
 
-        private void fill(ByteBuffer serialized) {
+        /** The responses before this one are written, then the connection is closed as in {@link #closeAfterFlush}. */
+        @Override
+        public void fail(RuntimeException cause) {
+            log.warn("closing connection from {}: no response to {} v{} (correlation id {}) could be built: {}", channel.remoteAddress(),
+                    header.apiKey(), header.apiVersion(), header.correlationId(), cause.toString());
+            fill(null, true);
+        }
+
+        private void fill(ByteBuffer serialized, boolean failure) {
             onEventLoop(() -> {
                 bytes = serialized;
+                failed = failure;
                 done = true;
                 drain();
             });

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -52,6 +53,14 @@ final class WireClient implements AutoCloseable {
 
     /** Sends a request; the future completes with its response (never, for an acks=0 produce). */
     CompletableFuture<Answer> send(AbstractRequest request) throws IOException {
+        return send(request, frame -> { });
+    }
+
+    /**
+     * Sends a request whose serialized bytes (header included, no length prefix) {@code rewrite}
+     * changed in place first, keeping their length: bytes no kafka-clients builder would write.
+     */
+    CompletableFuture<Answer> send(AbstractRequest request, Consumer<ByteBuffer> rewrite) throws IOException {
         synchronized (writeLock) {
             final RequestHeader header = new RequestHeader(request.apiKey(), request.version(), "wire-client", nextCorrelationId++);
             final Pending p = new Pending(header, System.nanoTime(), new CompletableFuture<>());
@@ -61,7 +70,9 @@ final class WireClient implements AutoCloseable {
                     pending.add(p);
                 }
             }
-            writeFrame(request.serializeWithHeader(header));
+            final ByteBuffer frame = request.serializeWithHeader(header);
+            rewrite.accept(frame.duplicate());
+            writeFrame(frame);
             return p.answer();
         }
     }
@@ -90,23 +101,39 @@ final class WireClient implements AutoCloseable {
 
     /** A produce of {@code records} records to each of {@code partitions} of one topic. */
     static ProduceRequest produce(String topic, List<Integer> partitions, short acks, int timeoutMs, int records) {
-        final SimpleRecord[] batch = new SimpleRecord[records];
-        for (int i = 0; i < records; i++) {
-            batch[i] = new SimpleRecord(("record-" + i).getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        }
         final List<ProduceRequestData.PartitionProduceData> partitionData = new ArrayList<>(partitions.size());
         for (int partition : partitions) {
             partitionData.add(new ProduceRequestData.PartitionProduceData()
                     .setIndex(partition)
-                    .setRecords(MemoryRecords.withRecords(Compression.NONE, batch)));
+                    .setRecords(records(Compression.NONE, records)));
         }
+        // version 12 addresses topics by name; the broker's v13 (topic id) path is covered by KafkaProducer
+        return produce(topic, partitionData, acks, timeoutMs, (short) 12);
+    }
+
+    /** A produce of {@code records} to one partition, in {@code version} (12 or older: topics by name). */
+    static ProduceRequest produce(String topic, int partition, short acks, int timeoutMs, MemoryRecords records, short version) {
+        return produce(topic, List.of(new ProduceRequestData.PartitionProduceData().setIndex(partition).setRecords(records)),
+                acks, timeoutMs, version);
+    }
+
+    private static ProduceRequest produce(String topic, List<ProduceRequestData.PartitionProduceData> partitionData,
+                                          short acks, int timeoutMs, short version) {
         final ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
         topics.add(new ProduceRequestData.TopicProduceData()
                 .setName(topic)
                 .setPartitionData(partitionData));
-        // version 12 addresses topics by name; the broker's v13 (topic id) path is covered by KafkaProducer
         return ProduceRequest.builder(new ProduceRequestData().setAcks(acks).setTimeoutMs(timeoutMs).setTopicData(topics))
-                .build((short) 12);
+                .build(version);
+    }
+
+    /** One batch of {@code count} small records, as kafka-clients writes it. */
+    static MemoryRecords records(Compression compression, int count) {
+        final SimpleRecord[] batch = new SimpleRecord[count];
+        for (int i = 0; i < count; i++) {
+            batch[i] = new SimpleRecord(("record-" + i).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        return MemoryRecords.withRecords(compression, batch);
     }
 
     private void writeFrame(ByteBuffer frame) throws IOException {
