@@ -93,6 +93,11 @@ public final class BrokerStats {
             public void noResponse() {
                 responder.noResponse();
             }
+
+            @Override
+            public void fail(RuntimeException cause) {
+                responder.fail(cause);
+            }
         };
     }
 
