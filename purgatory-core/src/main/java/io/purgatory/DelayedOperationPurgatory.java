@@ -218,6 +218,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      */
     private boolean offer(T operation, Collection<?> keys, Map<?, Long> positions) {
         boolean offeredAfterClose;
+        boolean completedNow;
         operation.lock();
         try {
             if (operation.purgatory != null) {
@@ -229,18 +230,18 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             }
             operation.purgatory = this;
             offeredAfterClose = closed;
-            if (!offeredAfterClose) {
+            if (offeredAfterClose) {
+                completedNow = false;
+            } else {
                 if (operation.tryComplete()) {
-                    return true;
+                    return true; // nothing linked
                 }
                 if (keys != null) {
                     watch(operation, keys);
                 } else {
                     watchAt(operation, positions);
                 }
-                if (operation.tryComplete()) {
-                    return true;
-                }
+                completedNow = operation.tryComplete();
             }
         } finally {
             operation.unlock();
@@ -249,17 +250,19 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             operation.expire(false); // outside the lock: onExpiration runs without it
             return false;
         }
-        if (operation.retryIfPending()) {
-            return true;
-        }
+        completedNow = completedNow || operation.retryIfPending();
         if (closed) {
-            // close() may have swept the lists before this operation was linked: answer it, and
-            // everything linked after the sweep beside it, here
+            // close() may have swept the lists before this operation was linked, and lists it linked
+            // into after the sweep are visited by nobody else: take them, answering what they hold
+            // (this operation too, unless it completed)
             for (Object key : keys != null ? keys : positions.keySet()) {
                 takeList(key, this::expireOnClose);
             }
             operation.expire(false);
-            return false;
+            return completedNow;
+        }
+        if (completedNow) {
+            return true;
         }
         if (!operation.isCompleted()) {
             long now = timer.nowMs();

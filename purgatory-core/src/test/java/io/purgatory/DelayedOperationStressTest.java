@@ -466,6 +466,10 @@ class DelayedOperationStressTest {
             TestOperation[] ops = new TestOperation[perRound];
             for (int i = 0; i < perRound; i++) {
                 ops[i] = new TestOperation(60_000);
+                if (i % 3 == 0) { // completes on its second try, after it was linked
+                    TestOperation op = ops[i];
+                    op.duringTry = () -> op.setReady(true);
+                }
             }
             AtomicInteger offered = new AtomicInteger();
             boolean positions = round % 2 == 0;
