@@ -108,6 +108,11 @@ public final class BrokerMain implements Callable<Integer> {
                     + " (Kafka reads one at a time). Default: ${DEFAULT-VALUE}.")
     int maxInFlightPerConnection;
 
+    @Option(names = "--retention-bytes", paramLabel = "BYTES", defaultValue = "" + BrokerConfig.DEFAULT_RETENTION_BYTES,
+            description = "Bytes of record batches each partition keeps in memory; the oldest are dropped beyond it"
+                    + " (the log start offset moves; fetching below it gets OFFSET_OUT_OF_RANGE). Default: ${DEFAULT-VALUE}.")
+    long retentionBytes;
+
     @Option(names = "--console",
             description = "Read commands from standard input: 'stall ID', 'resume ID', 'isr', 'quit'.")
     boolean console;
@@ -161,7 +166,8 @@ public final class BrokerMain implements Callable<Integer> {
                 .replicaLagTimeMaxMs(replicaLagTimeMaxMs)
                 .minInsyncReplicas(minInsyncReplicas)
                 .maxFrameBytes(maxFrameBytes)
-                .maxInFlightPerConnection(maxInFlightPerConnection);
+                .maxInFlightPerConnection(maxInFlightPerConnection)
+                .retentionBytes(retentionBytes);
         topics.forEach(topic -> builder.topic(topic.name(), topic.partitions()));
         stalledReplicas.forEach(builder::stallReplica);
         try {

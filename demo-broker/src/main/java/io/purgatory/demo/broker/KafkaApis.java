@@ -30,7 +30,9 @@ import org.apache.kafka.common.record.internal.MutableRecordBatch;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
+import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.InitProducerIdResponse;
+import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.requests.ProduceRequest;
@@ -40,25 +42,32 @@ import org.apache.kafka.common.requests.RequestHeader;
 /**
  * Answers the requests the demo broker speaks: {@code ApiVersions}, {@code Metadata},
  * {@code InitProducerId} (so the Java producer's default idempotent mode works: each call gets a
- * fresh producer id; sequence numbers are not checked) and {@code Produce}, in every version
- * kafka-clients supports. Topics are never created on demand.
+ * fresh producer id; sequence numbers are not checked), {@code Produce}, {@code Fetch}
+ * ({@link FetchHandler}) and {@code ListOffsets} ({@link ListOffsetsHandler}), in every version
+ * kafka-clients supports. Topics are never created on demand. No group APIs: consumers
+ * {@code assign()} partitions.
  *
  * <p>Thread-safe: stateless apart from the atomic producer id counter.
  */
 final class KafkaApis {
-    static final Set<ApiKeys> SUPPORTED = EnumSet.of(ApiKeys.API_VERSIONS, ApiKeys.METADATA, ApiKeys.INIT_PRODUCER_ID, ApiKeys.PRODUCE);
+    static final Set<ApiKeys> SUPPORTED = EnumSet.of(ApiKeys.API_VERSIONS, ApiKeys.METADATA, ApiKeys.INIT_PRODUCER_ID, ApiKeys.PRODUCE,
+            ApiKeys.FETCH, ApiKeys.LIST_OFFSETS);
     static final String CLUSTER_ID = "purgatory-demo-cluster";
 
     private final ReplicaManager replicaManager;
+    private final FetchHandler fetchHandler;
+    private final ListOffsetsHandler listOffsetsHandler;
     private final AtomicLong producerIds = new AtomicLong();
 
     KafkaApis(ReplicaManager replicaManager) {
         this.replicaManager = replicaManager;
+        this.fetchHandler = new FetchHandler(replicaManager);
+        this.listOffsetsHandler = new ListOffsetsHandler(replicaManager);
     }
 
     /**
-     * Handles one request; the response goes to {@code responder}, now or (for a parked produce)
-     * later from another thread. An {@code acks=0} produce gets {@link Responder#noResponse()}.
+     * Handles one request; the response goes to {@code responder}, now or (for a parked produce or
+     * fetch) later from another thread. An {@code acks=0} produce gets {@link Responder#noResponse()}.
      *
      * @param advertisedHost host and port clients reach this broker on, for metadata
      */
@@ -77,6 +86,12 @@ final class KafkaApis {
                 break;
             case PRODUCE:
                 produce((ProduceRequest) request, responder);
+                break;
+            case FETCH:
+                fetchHandler.handle((FetchRequest) request, responder);
+                break;
+            case LIST_OFFSETS:
+                responder.send(listOffsetsHandler.handle((ListOffsetsRequest) request));
                 break;
             default:
                 throw new IllegalArgumentException("unsupported API " + header.apiKey());
@@ -134,7 +149,7 @@ final class KafkaApis {
                 appends.add(partitionAppend(topic, topicData, partitionData, request.version()));
             }
         }
-        request.clearPartitionRecords(); // counted: a parked produce keeps no payload alive
+        request.clearPartitionRecords(); // the appends hold the records until appendRecords copies them into the logs
         if (request.acks() == 0) {
             responder.noResponse();
             replicaManager.appendRecords(request.acks(), request.timeout(), appends, results -> { });
@@ -160,7 +175,10 @@ final class KafkaApis {
             return PartitionAppend.refused(Errors.UNKNOWN_TOPIC_OR_PARTITION);
         }
         final int records = countRecords(partitionData.records(), version);
-        return records < 0 ? PartitionAppend.refused(Errors.CORRUPT_MESSAGE) : PartitionAppend.of(partition, records);
+        if (records < 0) {
+            return PartitionAppend.refused(Errors.CORRUPT_MESSAGE);
+        }
+        return PartitionAppend.of(partition, records == 0 ? MemoryRecords.EMPTY : (MemoryRecords) partitionData.records());
     }
 
     /** Counts the records of a partition's batches after validating them; -1 if they are corrupt. */

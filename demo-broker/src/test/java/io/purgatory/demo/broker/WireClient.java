@@ -88,17 +88,22 @@ final class WireClient implements AutoCloseable {
         return produce(topic, List.of(partition), acks, timeoutMs, records);
     }
 
-    /** A produce of {@code records} records to each of {@code partitions} of one topic. */
-    static ProduceRequest produce(String topic, List<Integer> partitions, short acks, int timeoutMs, int records) {
+    /** One uncompressed batch of {@code records} records, values {@code record-0, record-1, ...}. */
+    static MemoryRecords records(int records) {
         final SimpleRecord[] batch = new SimpleRecord[records];
         for (int i = 0; i < records; i++) {
             batch[i] = new SimpleRecord(("record-" + i).getBytes(java.nio.charset.StandardCharsets.UTF_8));
         }
+        return MemoryRecords.withRecords(Compression.NONE, batch);
+    }
+
+    /** A produce of {@code records} records to each of {@code partitions} of one topic. */
+    static ProduceRequest produce(String topic, List<Integer> partitions, short acks, int timeoutMs, int records) {
         final List<ProduceRequestData.PartitionProduceData> partitionData = new ArrayList<>(partitions.size());
         for (int partition : partitions) {
             partitionData.add(new ProduceRequestData.PartitionProduceData()
                     .setIndex(partition)
-                    .setRecords(MemoryRecords.withRecords(Compression.NONE, batch)));
+                    .setRecords(records(records)));
         }
         final ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
         topics.add(new ProduceRequestData.TopicProduceData()
