@@ -21,7 +21,7 @@ import org.apache.kafka.common.requests.ListOffsetsResponse;
  * {@code MAX_TIMESTAMP} the record with the largest timestamp below the high watermark; a timestamp
  * {@code >= 0} the first record below the high watermark stamped at or after it, or offset -1 when
  * there is none. {@code LATEST_TIERED} and {@code EARLIEST_PENDING_UPLOAD} find nothing (offset
- * -1). Every offset found carries leader epoch 0.
+ * -1). Every offset found carries leader epoch 0 (from v4, the first version with the field).
  *
  * <p>Errors: unknown topic or partition, {@code UNKNOWN_TOPIC_OR_PARTITION}; a partition listed
  * twice, any other negative timestamp, or an isolation level other than 0 or 1,
@@ -56,7 +56,7 @@ final class ListOffsetsHandler {
                 } else if (partition == null) {
                     response.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
                 } else {
-                    lookUp(partition, listPartition.timestamp(), response);
+                    lookUp(partition, listPartition.timestamp(), request.version(), response);
                 }
                 topicResponse.partitions().add(response);
             }
@@ -65,7 +65,8 @@ final class ListOffsetsHandler {
         return new ListOffsetsResponse(data);
     }
 
-    private static void lookUp(Partition partition, long timestamp, ListOffsetsPartitionResponse response) {
+    /** Fills in the offset found; the leader epoch only from v4, which has the field. */
+    private static void lookUp(Partition partition, long timestamp, short version, ListOffsetsPartitionResponse response) {
         final OffsetAndTimestamp found;
         if (timestamp == ListOffsetsRequest.EARLIEST_TIMESTAMP || timestamp == ListOffsetsRequest.EARLIEST_LOCAL_TIMESTAMP) {
             found = partition.read((log, highWatermark) -> new OffsetAndTimestamp(log.logStartOffset(), ListOffsetsResponse.UNKNOWN_TIMESTAMP));
@@ -83,7 +84,10 @@ final class ListOffsetsHandler {
         }
         response.setErrorCode(Errors.NONE.code());
         if (found != null) {
-            response.setOffset(found.offset()).setTimestamp(found.timestamp()).setLeaderEpoch(PartitionLog.LEADER_EPOCH);
+            response.setOffset(found.offset()).setTimestamp(found.timestamp());
+            if (version >= 4) {
+                response.setLeaderEpoch(PartitionLog.LEADER_EPOCH);
+            }
         }
     }
 }

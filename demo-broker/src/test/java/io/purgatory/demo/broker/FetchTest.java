@@ -25,6 +25,7 @@ import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.requests.ProduceRequest;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.Record;
@@ -191,6 +192,34 @@ class FetchTest {
         final FetchRequestData unknownId = fetch(0, 1, 0);
         unknownId.topics().get(0).setTopic("").setTopicId(Uuid.randomUuid());
         assertEquals(Errors.UNKNOWN_TOPIC_ID.code(), onlyPartition(fetchResponse(send(client, unknownId, BY_ID))).errorCode());
+    }
+
+    /** Every Fetch version kafka-clients has, and every ListOffsets version, answered and read back. */
+    @Test
+    void everyFetchAndListOffsetsVersionIsServed() throws Exception {
+        final WireClient client = start(BrokerConfig.builder());
+        produce(client, 0, 2);
+        final Uuid id = ((MetadataResponse) DemoBrokerTest.answer(client.send(new MetadataRequest(new MetadataRequestData()
+                .setTopics(List.of(new MetadataRequestData.MetadataRequestTopic().setName("demo"))), (short) 12))).response())
+                .data().topics().find("demo").topicId();
+        for (short version = ApiKeys.FETCH.oldestVersion(); version <= ApiKeys.FETCH.latestVersion(); version++) {
+            final FetchRequestData data = fetch(0, 1, 1);
+            if (version >= 13) {
+                data.topics().get(0).setTopic("").setTopicId(id);
+            }
+            final PartitionData partition = onlyPartition(fetchResponse(send(client, data, version)));
+            assertEquals(Errors.NONE.code(), partition.errorCode(), "Fetch v" + version);
+            assertEquals(List.of("record-0", "record-1"), values(partition), "Fetch v" + version + ": the batch holding offset 1");
+            assertEquals(2, partition.highWatermark(), "Fetch v" + version);
+        }
+        for (short version = ApiKeys.LIST_OFFSETS.oldestVersion(); version <= ApiKeys.LIST_OFFSETS.latestVersion(); version++) {
+            final List<ListOffsetsTopic> topics = List.of(new ListOffsetsTopic().setName("demo").setPartitions(List.of(
+                    new ListOffsetsPartition().setPartitionIndex(0).setTimestamp(ListOffsetsRequest.LATEST_TIMESTAMP))));
+            final ListOffsetsResponse response = (ListOffsetsResponse) DemoBrokerTest.answer(client.send(
+                    ListOffsetsRequest.Builder.forConsumer(false, IsolationLevel.READ_UNCOMMITTED).setTargetTimes(topics).build(version))).response();
+            assertEquals(2, response.topics().get(0).partitions().get(0).offset(), "ListOffsets v" + version);
+        }
+        assertEquals(List.of(), client.protocolErrors());
     }
 
     @Test
