@@ -67,6 +67,7 @@ final class FetchLoop {
     private long fetchesEmptyEarly;
     private boolean stopping;
     private boolean draining;
+    private long drainStartNanos;
     private String disconnect;
     private boolean finished;
 
@@ -106,13 +107,14 @@ final class FetchLoop {
     }
 
     /**
-     * Ends the run once every partition has been read up to the high watermark of an answer that
-     * came after this call, or after {@link ConsumeOptions#drainMs()}, whichever is first.
+     * Ends the run once every partition has been read up to the high watermark of an answer to a
+     * fetch sent after this call (so it has every record committed before the call), or after
+     * {@link ConsumeOptions#drainMs()}, whichever is first.
      */
     void drainThenStop() {
         loop.execute(() -> {
             draining = true;
-            partitions.values().forEach(state -> state.caughtUp = false);
+            drainStartNanos = System.nanoTime();
         });
         stopAfter(options.drainMs());
     }
@@ -182,7 +184,7 @@ final class FetchLoop {
             countError(error.name());
             loop.schedule(() -> fetch(partition), options.maxWaitMs(), TimeUnit.MILLISECONDS);
         } else {
-            read(state, data, System.nanoTime() - sentNanos);
+            read(state, data, sentNanos);
             fetch(partition);
         }
     }
@@ -196,7 +198,8 @@ final class FetchLoop {
         return null;
     }
 
-    private void read(PartitionState state, PartitionData data, long waitedNanos) {
+    private void read(PartitionState state, PartitionData data, long sentNanos) {
+        final long waitedNanos = System.nanoTime() - sentNanos;
         final long nowMicros = WallClock.nowMicros();
         long consumed = 0;
         for (RecordBatch batch : FetchResponse.recordsOrFail(data).batches()) {
@@ -222,7 +225,7 @@ final class FetchLoop {
         } else {
             fetchesEmptyEarly++;
         }
-        if (draining && state.nextOffset >= data.highWatermark()) {
+        if (draining && sentNanos - drainStartNanos >= 0 && state.nextOffset >= data.highWatermark()) {
             state.caughtUp = true;
             if (partitions.values().stream().allMatch(s -> s.caughtUp)) {
                 stopping = true;
