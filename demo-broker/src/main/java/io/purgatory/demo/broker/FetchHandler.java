@@ -30,8 +30,9 @@ import org.apache.kafka.common.requests.FetchResponse;
  * below the log start or past the log end (negative ones too) {@code OFFSET_OUT_OF_RANGE}, and an
  * isolation level other than 0 or 1 {@code INVALID_REQUEST} on every partition. Sizes are clamped
  * as Kafka clamps them: the response holds at most {@code min(max_bytes, }{@value #FETCH_MAX_BYTES}
- * {@code )} (Kafka's {@code fetch.max.bytes}), negative sizes count as 0, and the first batch is
- * returned whole whatever the limits.
+ * {@code )} (the broker's {@code fetch.max.bytes}: Kafka's default is 55 MiB, this broker's is
+ * smaller because it builds every response in memory, and a connection may have many answered at
+ * once), negative sizes count as 0, and the first batch is returned whole whatever the limits.
  *
  * <p>Fetch sessions: this broker keeps none. It answers every fetch with session id 0, which tells
  * the Java consumer to send full fetches; a fetch naming a session gets
@@ -46,8 +47,8 @@ import org.apache.kafka.common.requests.FetchResponse;
  * <p>Thread-safe: no state of its own.
  */
 final class FetchHandler {
-    /** The most a fetch response carries beyond its first batch: Kafka's {@code fetch.max.bytes} default. */
-    static final int FETCH_MAX_BYTES = 55 * 1024 * 1024;
+    /** The most a fetch response carries beyond its first batch: the broker's {@code fetch.max.bytes}. */
+    static final int FETCH_MAX_BYTES = 4 * 1024 * 1024;
 
     private final ReplicaManager replicaManager;
     private final int partitionCount;
