@@ -27,12 +27,15 @@ import picocli.CommandLine.Spec;
 @Command(name = "demo-broker", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
         version = "demo-broker 0.1.0",
         description = {
-            "A small broker that speaks the Kafka wire protocol (ApiVersions, Metadata, InitProducerId, Produce), so a Kafka"
-                + " producer or demo-client can send to it. Records are counted, not stored.",
+            "A small broker that speaks the Kafka wire protocol (ApiVersions, Metadata, InitProducerId, Produce, Fetch,"
+                + " ListOffsets; no consumer groups), so a Kafka producer, a Kafka consumer with assign(), kcat or"
+                + " demo-client can use it. Records are kept in memory, up to --retention-bytes per partition.",
             "Each partition has a leader (this broker, replica 0) and simulated followers. A produce with acks=-1 waits in"
-                + " a DelayedOperationPurgatory until every in-sync replica has its records, or answers REQUEST_TIMED_OUT"
-                + " when the request's timeout passes first. acks=1 is answered after the leader append; acks=0 gets no"
-                + " response.",
+                + " the 'produce' DelayedOperationPurgatory until every in-sync replica has its records, or answers"
+                + " REQUEST_TIMED_OUT when the request's timeout passes first. acks=1 is answered after the leader append;"
+                + " acks=0 gets no response.",
+            "Consumers read below the high watermark (what every in-sync replica has). A fetch whose min.bytes are not"
+                + " there yet waits in the 'fetch' purgatory until the high watermark brings them or max.wait.ms passes.",
             ""},
         footer = {"",
             "Examples:",
