@@ -127,6 +127,23 @@ class FetchTest {
     }
 
     @Test
+    void aParkedFetchCompletesWhenTheStalledFollowerLeavesTheIsrAndTheHighWatermarkJumps() throws Exception {
+        final WireClient client = start(BrokerConfig.builder().stallReplica(2).replicaLagTimeMaxMs(500));
+        final CompletableFuture<Answer> poll = send(client, fetch(30_000, 1, 0, 0), BY_NAME);
+        Waits.soon().until(() -> broker.fetchPurgatoryMetrics().delayed() == 1);
+        assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(
+                DemoBrokerTest.answer(connect().send(WireClient.produce("demo", 1, (short) 1, 30_000, 2)))).errorCode());
+
+        final Answer answer = DemoBrokerTest.answer(poll);
+
+        assertEquals(java.util.List.of(0, 1), broker.isr("demo", 1), "replica 2 left the ISR");
+        final List<PartitionData> partitions = ((FetchResponse) answer.response()).data().responses().get(0).partitions();
+        assertEquals(List.of(), values(partitions.get(0)));
+        assertEquals(List.of("record-0", "record-1"), values(partitions.get(1)));
+        assertTrue(answer.elapsedNanos() < TimeUnit.SECONDS.toNanos(10), "completed by the ISR change, not at max.wait.ms");
+    }
+
+    @Test
     void aLongPollWithNoDataIsAnsweredEmptyAtMaxWaitAndNotEarlier() throws Exception {
         final WireClient client = start(BrokerConfig.builder());
         final long sent = System.nanoTime();
