@@ -23,6 +23,8 @@ import java.util.TreeSet;
  * @param maxFrameBytes largest request frame accepted; a larger one closes the connection
  * @param maxInFlightPerConnection requests a connection may have awaiting responses before the
  *     broker stops reading from it
+ * @param retentionBytes bytes of record batches each partition's log keeps; the oldest batches
+ *     beyond it are dropped (the newest one always stays)
  */
 public record BrokerConfig(
         int port,
@@ -36,11 +38,13 @@ public record BrokerConfig(
         long replicaLagTimeMaxMs,
         int minInsyncReplicas,
         int maxFrameBytes,
-        int maxInFlightPerConnection) {
+        int maxInFlightPerConnection,
+        long retentionBytes) {
 
     public static final int DEFAULT_PORT = 9092;
     public static final String DEFAULT_TOPIC = "demo";
     public static final int DEFAULT_PARTITIONS = 3;
+    public static final long DEFAULT_RETENTION_BYTES = 64L * 1024 * 1024;
 
     public BrokerConfig {
         topics = Collections.unmodifiableMap(new LinkedHashMap<>(topics));
@@ -62,6 +66,7 @@ public record BrokerConfig(
                 "min in-sync replicas must be 1.." + (followers + 1) + " (leader + followers), was " + minInsyncReplicas);
         require(maxFrameBytes >= 1024, "max frame bytes must be >= 1024, was " + maxFrameBytes);
         require(maxInFlightPerConnection >= 1, "max in-flight requests per connection must be >= 1, was " + maxInFlightPerConnection);
+        require(retentionBytes >= 1, "retention bytes must be >= 1, was " + retentionBytes);
     }
 
     public static Builder builder() {
@@ -88,6 +93,7 @@ public record BrokerConfig(
         private int minInsyncReplicas = 2;
         private int maxFrameBytes = 16 * 1024 * 1024;
         private int maxInFlightPerConnection = 1024;
+        private long retentionBytes = DEFAULT_RETENTION_BYTES;
 
         private Builder() {
         }
@@ -146,10 +152,16 @@ public record BrokerConfig(
             return this;
         }
 
+        public Builder retentionBytes(long retentionBytes) {
+            this.retentionBytes = retentionBytes;
+            return this;
+        }
+
         public BrokerConfig build() {
             final Map<String, Integer> topicsOrDefault = topics.isEmpty() ? Map.of(DEFAULT_TOPIC, DEFAULT_PARTITIONS) : topics;
             return new BrokerConfig(port, topicsOrDefault, followers, replicaLagMs, replicaLagJitterMs, stalledReplicas,
-                    stallMs, healthyMs, replicaLagTimeMaxMs, minInsyncReplicas, maxFrameBytes, maxInFlightPerConnection);
+                    stallMs, healthyMs, replicaLagTimeMaxMs, minInsyncReplicas, maxFrameBytes, maxInFlightPerConnection,
+                    retentionBytes);
         }
     }
 }

@@ -29,12 +29,15 @@ import picocli.CommandLine.Spec;
 @Command(name = "demo-broker", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
         version = "demo-broker 0.1.0",
         description = {
-            "A small broker that speaks the Kafka wire protocol (ApiVersions, Metadata, InitProducerId, Produce), so a Kafka"
-                + " producer or demo-client can send to it. Records are counted, not stored.",
+            "A small broker that speaks the Kafka wire protocol (ApiVersions, Metadata, InitProducerId, Produce, Fetch,"
+                + " ListOffsets; no consumer groups), so a Kafka producer, a Kafka consumer with assign(), kcat or"
+                + " demo-client can use it. Records are kept in memory, up to --retention-bytes per partition.",
             "Each partition has a leader (this broker, replica 0) and simulated followers. A produce with acks=-1 waits in"
-                + " a DelayedOperationPurgatory until every in-sync replica has its records, or answers REQUEST_TIMED_OUT"
-                + " when the request's timeout passes first. acks=1 is answered after the leader append; acks=0 gets no"
-                + " response.",
+                + " the 'produce' DelayedOperationPurgatory until every in-sync replica has its records, or answers"
+                + " REQUEST_TIMED_OUT when the request's timeout passes first. acks=1 is answered after the leader append;"
+                + " acks=0 gets no response.",
+            "Consumers read below the high watermark (what every in-sync replica has). A fetch whose min.bytes are not"
+                + " there yet waits in the 'fetch' purgatory until the high watermark brings them or max.wait.ms passes.",
             ""},
         footer = {"",
             "Examples:",
@@ -127,6 +130,11 @@ public final class BrokerMain implements Callable<Integer> {
             description = "Write the dashboard's port to FILE once it listens (for scripts that start it with --http-port 0).")
     Path httpPortFile;
 
+    @Option(names = "--retention-bytes", paramLabel = "BYTES", defaultValue = "" + BrokerConfig.DEFAULT_RETENTION_BYTES,
+            description = "Bytes of record batches each partition keeps in memory; the oldest are dropped beyond it"
+                    + " (the log start offset moves; fetching below it gets OFFSET_OUT_OF_RANGE). Default: ${DEFAULT-VALUE}.")
+    long retentionBytes;
+
     @Option(names = "--console",
             description = "Read commands from standard input: 'stall ID', 'resume ID', 'isr', 'quit'.")
     boolean console;
@@ -202,7 +210,8 @@ public final class BrokerMain implements Callable<Integer> {
                 .replicaLagTimeMaxMs(replicaLagTimeMaxMs)
                 .minInsyncReplicas(minInsyncReplicas)
                 .maxFrameBytes(maxFrameBytes)
-                .maxInFlightPerConnection(maxInFlightPerConnection);
+                .maxInFlightPerConnection(maxInFlightPerConnection)
+                .retentionBytes(retentionBytes);
         topics.forEach(topic -> builder.topic(topic.name(), topic.partitions()));
         stalledReplicas.forEach(builder::stallReplica);
         try {

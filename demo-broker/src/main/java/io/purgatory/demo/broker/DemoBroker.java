@@ -24,9 +24,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The demo broker: a Netty server that speaks the Kafka wire protocol for produce, in front of a
- * {@link ReplicaManager} whose {@code acks=-1} produces wait in a
- * {@link io.purgatory.DelayedOperationPurgatory} for simulated followers.
+ * The demo broker: a Netty server that speaks the Kafka wire protocol for produce and fetch, in
+ * front of a {@link ReplicaManager} whose {@code acks=-1} produces wait in the {@code produce}
+ * {@link io.purgatory.DelayedOperationPurgatory} for simulated followers, and whose long-polling
+ * fetches wait in the {@code fetch} purgatory for the high watermark to bring them data.
  *
  * <p>Frames are a 4-byte big-endian length and a request; a negative length or one above
  * {@link BrokerConfig#maxFrameBytes()} closes that connection. A connection with
@@ -34,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * until one is answered.
  *
  * <p>{@link #close()} loses no request: it stops accepting, answers every parked produce (the
- * partitions still waiting get {@code REQUEST_TIMED_OUT}), waits until those responses are flushed,
+ * partitions still waiting get {@code REQUEST_TIMED_OUT}) and fetch (with what is there), waits until those responses are flushed,
  * half-closes each connection so that its client reads them all (requests arriving now are dropped),
  * closes it when the client closes its side or a second later, and stops the event loops.
  *
@@ -170,12 +171,32 @@ public final class DemoBroker implements AutoCloseable {
 
     /** The metrics of every purgatory the broker has. */
     public List<PurgatoryMetrics> purgatoryMetrics() {
-        return List.of(replicaManager.producePurgatoryMetrics());
+        return List.of(replicaManager.producePurgatoryMetrics(), replicaManager.fetchPurgatoryMetrics());
     }
 
     /** Connections, bytes, requests and response error codes of the Kafka listener. */
     public BrokerStats stats() {
         return stats;
+    }
+
+    /** Completed, expired and parked counts of the fetch purgatory (long-polling fetches). */
+    public PurgatoryMetrics fetchPurgatoryMetrics() {
+        return replicaManager.fetchPurgatoryMetrics();
+    }
+
+    /** A partition's high watermark: consumers read below it. */
+    public long highWatermark(String topic, int partition) {
+        return partition(topic, partition).highWatermark();
+    }
+
+    /** A partition's log start offset: retention dropped the records below it. */
+    public long logStartOffset(String topic, int partition) {
+        return partition(topic, partition).read((log, highWatermark) -> log.logStartOffset());
+    }
+
+    /** Bytes of record batches a partition's log holds. */
+    public long logSizeBytes(String topic, int partition) {
+        return partition(topic, partition).read((log, highWatermark) -> log.sizeInBytes());
     }
 
     /** Stops the broker after answering every parked request; see the class comment. */
@@ -187,7 +208,8 @@ public final class DemoBroker implements AutoCloseable {
             }
             closed = true;
         }
-        log.info("demo broker shutting down: answering {} parked produce request(s)", replicaManager.producePurgatoryMetrics().delayed());
+        log.info("demo broker shutting down: answering {} parked produce and {} parked fetch request(s)",
+                replicaManager.producePurgatoryMetrics().delayed(), replicaManager.fetchPurgatoryMetrics().delayed());
         serverChannel.close().awaitUninterruptibly();
         replicaManager.close();
         for (Channel connection : connections) {

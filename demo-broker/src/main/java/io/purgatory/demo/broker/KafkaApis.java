@@ -24,10 +24,13 @@ import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceRespo
 import org.apache.kafka.common.message.ProduceResponseData.TopicProduceResponse;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
+import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.InitProducerIdResponse;
+import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.requests.ProduceRequest;
@@ -37,28 +40,35 @@ import org.apache.kafka.common.requests.RequestHeader;
 /**
  * Answers the requests the demo broker speaks: {@code ApiVersions}, {@code Metadata},
  * {@code InitProducerId} (so the Java producer's default idempotent mode works: each call gets a
- * fresh producer id; sequence numbers are not checked) and {@code Produce}, in every version
- * kafka-clients supports. Topics are never created on demand. Topic names are validated as Kafka
- * does, a produce's partitions are keyed (a repeated one counts once) and their records checked by
- * {@link RecordValidator}; a response that cannot be built goes to {@link Responder#fail}.
+ * fresh producer id; sequence numbers are not checked), {@code Produce}, {@code Fetch}
+ * ({@link FetchHandler}) and {@code ListOffsets} ({@link ListOffsetsHandler}), in every version
+ * kafka-clients supports. Topics are never created on demand. No group APIs: consumers
+ * {@code assign()} partitions. Topic names are validated as Kafka does, a produce's partitions are
+ * keyed (a repeated one counts once) and their records checked by {@link RecordValidator}; a
+ * response that cannot be built goes to {@link Responder#fail}.
  *
  * <p>Thread-safe: stateless apart from the atomic producer id counter.
  */
 final class KafkaApis {
-    static final Set<ApiKeys> SUPPORTED = EnumSet.of(ApiKeys.API_VERSIONS, ApiKeys.METADATA, ApiKeys.INIT_PRODUCER_ID, ApiKeys.PRODUCE);
+    static final Set<ApiKeys> SUPPORTED = EnumSet.of(ApiKeys.API_VERSIONS, ApiKeys.METADATA, ApiKeys.INIT_PRODUCER_ID, ApiKeys.PRODUCE,
+            ApiKeys.FETCH, ApiKeys.LIST_OFFSETS);
     static final String CLUSTER_ID = "purgatory-demo-cluster";
 
     private final ReplicaManager replicaManager;
+    private final FetchHandler fetchHandler;
+    private final ListOffsetsHandler listOffsetsHandler;
     private final AtomicLong producerIds = new AtomicLong();
 
     KafkaApis(ReplicaManager replicaManager) {
         this.replicaManager = replicaManager;
+        this.fetchHandler = new FetchHandler(replicaManager);
+        this.listOffsetsHandler = new ListOffsetsHandler(replicaManager);
     }
 
     /**
-     * Handles one request; the response goes to {@code responder}, now or (for a parked produce)
-     * later from another thread. An {@code acks=0} produce gets {@link Responder#noResponse()}; a
-     * failure to handle the request or build its response gets {@link Responder#fail}.
+     * Handles one request; the response goes to {@code responder}, now or (for a parked produce or
+     * fetch) later from another thread. An {@code acks=0} produce gets {@link Responder#noResponse()};
+     * a failure to handle the request or build its response gets {@link Responder#fail}.
      *
      * @param advertisedHost host and port clients reach this broker on, for metadata
      */
@@ -85,6 +95,12 @@ final class KafkaApis {
                 break;
             case PRODUCE:
                 produce((ProduceRequest) request, responder);
+                break;
+            case FETCH:
+                fetchHandler.handle((FetchRequest) request, responder);
+                break;
+            case LIST_OFFSETS:
+                responder.send(listOffsetsHandler.handle((ListOffsetsRequest) request));
                 break;
             default:
                 throw new IllegalArgumentException("unsupported API " + header.apiKey());
@@ -183,7 +199,10 @@ final class KafkaApis {
             return PartitionAppend.refused(Errors.UNKNOWN_TOPIC_OR_PARTITION);
         }
         final RecordValidator.Result verdict = RecordValidator.validate(partitionData.records(), version);
-        return verdict.error() == Errors.NONE ? PartitionAppend.of(partition, verdict.records()) : PartitionAppend.refused(verdict.error());
+        if (verdict.error() != Errors.NONE) {
+            return PartitionAppend.refused(verdict.error());
+        }
+        return PartitionAppend.of(partition, verdict.records() == 0 ? MemoryRecords.EMPTY : (MemoryRecords) partitionData.records());
     }
 
     /** The produce response: one entry per distinct partition, grouped by topic, in the order they first appeared. */

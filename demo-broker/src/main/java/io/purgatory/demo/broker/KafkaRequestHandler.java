@@ -101,7 +101,8 @@ final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
         }
         handling = true;
         try {
-            while (!unhandled.isEmpty() && responses.inFlight() < maxInFlight && ctx.channel().isActive()) {
+            // stop while the socket cannot take more: each fetch answered here may add megabytes to the outbound buffer
+            while (!unhandled.isEmpty() && responses.inFlight() < maxInFlight && ctx.channel().isActive() && ctx.channel().isWritable()) {
                 final ByteBuf frame = unhandled.poll();
                 try {
                     handle(frame.nioBuffer()); // the buffer is used only within this call

@@ -5,10 +5,12 @@ import java.util.Arrays;
 import java.util.List;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
 
 /**
- * One partition as its leader (this broker, replica 0) sees it: the leader's log end offset, each
- * simulated follower's log end offset, and the in-sync replica set (ISR).
+ * One partition as its leader (this broker, replica 0) sees it: the leader's {@link PartitionLog}
+ * (whose end offset is the leader's log end offset), each simulated follower's log end offset, and
+ * the in-sync replica set (ISR).
  *
  * <p>Invariants: the leader is always in the ISR; a follower's log end offset never exceeds the
  * leader's and never goes back; the high watermark is the smallest log end offset in the ISR.
@@ -21,10 +23,11 @@ import org.apache.kafka.common.protocol.Errors;
  *
  * <p>The high watermark never goes back: follower end offsets only grow, a follower leaving the
  * ISR can only raise the minimum, and one rejoins only once it has the high watermark. An append
- * moves it only when the ISR is the leader alone, and then a produce is done as soon as it is
- * appended, so appends need not tell the purgatory.
+ * moves it only when the ISR is the leader alone; then a produce is done as soon as it is appended,
+ * but a parked fetch must hear of it, so {@link #append} reports it.
  *
- * <p>Thread-safe: every field below the constants is guarded by {@code this}. Methods that change
+ * <p>Thread-safe: every field below the constants, and the log, is guarded by {@code this}; readers
+ * of the log go through {@link #read}. Methods that change
  * state report what the caller must tell the purgatory (the high watermark moved: {@code advance};
  * the ISR changed: {@code checkAndComplete}), and the caller does so after the method returns,
  * holding no partition lock (so a {@link DelayedProduce} can take this lock inside its own).
@@ -36,15 +39,17 @@ final class Partition {
     private final int minInsyncReplicas;
     private final long replicaLagTimeMaxMs;
 
-    private long leaderEndOffset;
+    private final PartitionLog log;
     private final long[] followerEndOffset;
     private final long[] lastCaughtUpMs;
     private final boolean[] inIsr;
     private final int[] timesLeftIsr;
     private int isrSize;
 
-    Partition(TopicPartition topicPartition, int followers, int minInsyncReplicas, long replicaLagTimeMaxMs, long nowMs) {
+    Partition(TopicPartition topicPartition, int followers, int minInsyncReplicas, long replicaLagTimeMaxMs, long nowMs,
+              long retentionBytes) {
         this.topicPartition = topicPartition;
+        this.log = new PartitionLog(retentionBytes);
         this.minInsyncReplicas = minInsyncReplicas;
         this.replicaLagTimeMaxMs = replicaLagTimeMaxMs;
         this.followerEndOffset = new long[followers];
@@ -65,18 +70,43 @@ final class Partition {
     }
 
     /**
-     * Appends {@code records} records on the leader.
+     * Appends validated record batches on the leader, copying them; see {@link PartitionLog#append}.
      *
-     * @return the base offset of the appended records; the new log end offset is base + records
+     * @return where they went, and whether the append moved the high watermark (only when the ISR
+     *     is the leader alone)
      */
-    synchronized long append(int records) {
-        final long base = leaderEndOffset;
-        leaderEndOffset += records;
-        return base;
+    synchronized AppendResult append(MemoryRecords records) {
+        final long highWatermarkBefore = highWatermark();
+        final long base = log.append(records);
+        final long highWatermark = highWatermark();
+        return new AppendResult(base, log.logEndOffset(), highWatermark > highWatermarkBefore ? highWatermark : FetchResult.NOT_MOVED);
+    }
+
+    /**
+     * What an append did. Immutable.
+     *
+     * @param baseOffset the offset of the first appended record
+     * @param endOffset the log end offset after the append
+     * @param highWatermark the new high watermark, or {@link FetchResult#NOT_MOVED}
+     */
+    record AppendResult(long baseOffset, long endOffset, long highWatermark) {
+        boolean highWatermarkMoved() {
+            return highWatermark != FetchResult.NOT_MOVED;
+        }
     }
 
     synchronized long leaderEndOffset() {
-        return leaderEndOffset;
+        return log.logEndOffset();
+    }
+
+    /** Reads the log under this partition's lock; {@code reader} must not take other locks. */
+    synchronized <T> T read(LogReader<T> reader) {
+        return reader.read(log, highWatermark());
+    }
+
+    /** Reads a partition's log and high watermark, under the partition's lock. */
+    interface LogReader<T> {
+        T read(PartitionLog log, long highWatermark);
     }
 
     synchronized long followerEndOffset(int replicaId) {
@@ -114,7 +144,7 @@ final class Partition {
         final int i = replicaId - 1;
         final long highWatermarkBefore = highWatermark();
         if (endOffset > followerEndOffset[i]) {
-            followerEndOffset[i] = Math.min(endOffset, leaderEndOffset);
+            followerEndOffset[i] = Math.min(endOffset, log.logEndOffset());
         }
         lastCaughtUpMs[i] = Math.max(lastCaughtUpMs[i], leaderHadItAtMs);
         final boolean rejoined = !inIsr[i] && followerEndOffset[i] >= highWatermarkBefore;
@@ -151,7 +181,7 @@ final class Partition {
     synchronized boolean maybeShrinkIsr(long nowMs, boolean[] fetching) {
         boolean shrank = false;
         for (int i = 0; i < inIsr.length; i++) {
-            if (fetching[i] && followerEndOffset[i] == leaderEndOffset) {
+            if (fetching[i] && followerEndOffset[i] == log.logEndOffset()) {
                 lastCaughtUpMs[i] = nowMs;
             }
             if (inIsr[i] && nowMs - lastCaughtUpMs[i] > replicaLagTimeMaxMs) {
@@ -187,7 +217,7 @@ final class Partition {
         for (long offset : followerEndOffset) {
             followerOffsets.add(offset);
         }
-        return new PartitionState(topicPartition.topic(), topicPartition.partition(), leaderEndOffset, highWatermark(),
+        return new PartitionState(topicPartition.topic(), topicPartition.partition(), log.logEndOffset(), highWatermark(),
                 followerOffsets, isr(), minInsyncReplicas);
     }
 
@@ -200,8 +230,9 @@ final class Partition {
         return replicas;
     }
 
-    private long highWatermark() {
-        long hw = leaderEndOffset;
+    /** The smallest log end offset in the ISR: what every in-sync replica has, and all a consumer may read. */
+    synchronized long highWatermark() {
+        long hw = log.logEndOffset();
         for (int i = 0; i < inIsr.length; i++) {
             if (inIsr[i]) {
                 hw = Math.min(hw, followerEndOffset[i]);

@@ -2,15 +2,20 @@ package io.purgatory.demo.broker;
 
 import io.purgatory.DelayedOperationPurgatory;
 import io.purgatory.PurgatoryMetrics;
+import io.purgatory.demo.broker.DelayedFetch.PartitionFetch;
+import io.purgatory.demo.broker.DelayedFetch.PartitionRead;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
 
 /**
  * The broker's partitions and the produce path: appends on the leader, answers {@code acks=0/1}
@@ -23,13 +28,19 @@ import org.apache.kafka.common.protocol.Errors;
  * when it leaves the ISR below the minimum). Both come from the follower thread with no partition
  * lock held.
  *
+ * <p>The fetch path: {@link #fetchMessages} answers a fetch at once when it can, and otherwise
+ * parks it as a {@link DelayedFetch} in the {@code fetch} purgatory. Every high watermark move
+ * (from a follower fetch, an ISR change, or an append while the ISR is the leader alone) tells
+ * that purgatory too.
+ *
  * <p>Thread-safe: the topic maps are built in the constructor and never change; partition state is
- * guarded by each {@link Partition}; the purgatory and {@link SimulatedFollowers} are thread-safe.
+ * guarded by each {@link Partition}; the purgatories and {@link SimulatedFollowers} are thread-safe.
  */
 final class ReplicaManager implements AutoCloseable {
     private final Map<String, Topic> topicsByName = new LinkedHashMap<>();
     private final Map<Uuid, Topic> topicsById = new LinkedHashMap<>();
     private final DelayedOperationPurgatory<DelayedProduce> producePurgatory;
+    private final DelayedOperationPurgatory<DelayedFetch> fetchPurgatory;
     private final SimulatedFollowers followers;
 
     /** A topic: its name, its id (produce v13+ and metadata use it) and its partitions by index. */
@@ -39,14 +50,14 @@ final class ReplicaManager implements AutoCloseable {
         }
     }
 
-    /** One partition of a produce request: where, how many records, or why it is refused already. */
-    record PartitionAppend(Partition partition, int records, Errors refused) {
-        static PartitionAppend of(Partition partition, int records) {
+    /** One partition of a produce request: where, its validated record batches, or why it is refused already. */
+    record PartitionAppend(Partition partition, MemoryRecords records, Errors refused) {
+        static PartitionAppend of(Partition partition, MemoryRecords records) {
             return new PartitionAppend(partition, records, null);
         }
 
         static PartitionAppend refused(Errors error) {
-            return new PartitionAppend(null, 0, error);
+            return new PartitionAppend(null, MemoryRecords.EMPTY, error);
         }
     }
 
@@ -57,7 +68,7 @@ final class ReplicaManager implements AutoCloseable {
             final List<Partition> partitions = new ArrayList<>(count);
             for (int i = 0; i < count; i++) {
                 partitions.add(new Partition(new TopicPartition(name, i), config.followers(), config.minInsyncReplicas(),
-                        config.replicaLagTimeMaxMs(), nowMs));
+                        config.replicaLagTimeMaxMs(), nowMs, config.retentionBytes()));
             }
             final Topic topic = new Topic(name, Uuid.randomUuid(), List.copyOf(partitions));
             topicsByName.put(name, topic);
@@ -65,15 +76,19 @@ final class ReplicaManager implements AutoCloseable {
             all.addAll(partitions);
         });
         this.producePurgatory = new DelayedOperationPurgatory<>("produce");
+        this.fetchPurgatory = new DelayedOperationPurgatory<>("fetch");
         this.followers = new SimulatedFollowers(config, all, new SimulatedFollowers.Listener() {
             @Override
             public void highWatermarkMoved(Partition partition, long highWatermark) {
                 producePurgatory.advance(partition.topicPartition(), highWatermark);
+                fetchesSeeHighWatermark(partition, highWatermark);
             }
 
             @Override
             public void isrChanged(Partition partition) {
                 producePurgatory.checkAndComplete(partition.topicPartition());
+                fetchPurgatory.checkAndComplete(partition.topicPartition());
+                fetchPurgatory.checkAndComplete(DelayedFetch.anyProgress(partition.topicPartition()));
             }
         });
     }
@@ -98,12 +113,61 @@ final class ReplicaManager implements AutoCloseable {
         return producePurgatory.metrics();
     }
 
+    PurgatoryMetrics fetchPurgatoryMetrics() {
+        return fetchPurgatory.metrics();
+    }
+
+    /**
+     * Reads the partitions and calls {@code responder} once with one read per partition, in order:
+     * at once when {@code maxWaitMs <= 0}, when there are no partitions, when some partition cannot
+     * be read or when {@code minBytes} of committed data are there already; otherwise when a high
+     * watermark move brings enough, or at {@code maxWaitMs} with what is there then. See
+     * {@link DelayedFetch} for the two forms a parked fetch watches in.
+     */
+    void fetchMessages(long maxWaitMs, int minBytes, int maxBytes, List<PartitionFetch> partitions,
+                       Consumer<List<PartitionRead>> responder) {
+        if (maxWaitMs <= 0 || partitions.isEmpty()) {
+            responder.accept(DelayedFetch.read(partitions, maxBytes));
+            return;
+        }
+        final DelayedFetch fetch = new DelayedFetch(maxWaitMs, minBytes, maxBytes, partitions, responder);
+        final long position = partitions.size() == 1 ? completingHighWatermark(partitions.get(0), minBytes) : -1;
+        if (position >= 0) {
+            fetchPurgatory.tryCompleteElseWatch(fetch, partitions.get(0).partition().topicPartition(), position);
+            return;
+        }
+        final Set<Object> keys = new LinkedHashSet<>();
+        for (PartitionFetch partition : partitions) {
+            if (partition.partition() != null) {
+                keys.add(DelayedFetch.anyProgress(partition.partition().topicPartition()));
+            }
+        }
+        fetchPurgatory.tryCompleteElseWatch(fetch, keys);
+    }
+
+    /** The high watermark at which a one-partition fetch has its {@code minBytes}, or -1 when not known yet. */
+    private static long completingHighWatermark(PartitionFetch fetch, int minBytes) {
+        if (fetch.partition() == null) {
+            return -1;
+        }
+        return fetch.partition().read((log, highWatermark) -> log.inRange(fetch.fetchOffset())
+                ? log.highWatermarkForBytes(fetch.fetchOffset(), minBytes, fetch.maxBytes())
+                : -1);
+    }
+
+    /** Tells parked fetches that the partition's high watermark moved: both forms. No partition lock may be held. */
+    private void fetchesSeeHighWatermark(Partition partition, long highWatermark) {
+        fetchPurgatory.advance(partition.topicPartition(), highWatermark);
+        fetchPurgatory.checkAndComplete(DelayedFetch.anyProgress(partition.topicPartition()));
+    }
+
     /**
      * Appends each partition's records on the leader and calls {@code responder} once with one
      * result per partition, in order: at once for {@code acks} 0 and 1, and for {@code acks=-1}
      * when every ISR replica has the records or {@code timeoutMs} passes, whichever is first.
      * An {@code acks=-1} produce to a partition whose ISR is below the minimum is refused with
-     * {@link Errors#NOT_ENOUGH_REPLICAS} and appends nothing there.
+     * {@link Errors#NOT_ENOUGH_REPLICAS} and appends nothing there. The records are copied into the
+     * partition's log before this returns.
      */
     void appendRecords(short acks, long timeoutMs, List<PartitionAppend> appends, Consumer<List<ProduceResult>> responder) {
         final List<ProduceResult> results = new ArrayList<>(appends.size());
@@ -133,18 +197,25 @@ final class ReplicaManager implements AutoCloseable {
         if (acks == -1 && partition.isrBelowMinimum()) {
             return ProduceResult.failed(Errors.NOT_ENOUGH_REPLICAS);
         }
-        final long base = partition.append(append.records());
+        final Partition.AppendResult appended = partition.append(append.records());
         followers.onAppend(partition);
-        return acks == -1 ? ProduceResult.awaitingReplication(partition, base, base + append.records()) : ProduceResult.appended(base);
+        if (appended.highWatermarkMoved()) {
+            fetchesSeeHighWatermark(partition, appended.highWatermark());
+        }
+        return acks == -1
+                ? ProduceResult.awaitingReplication(partition, appended.baseOffset(), appended.endOffset())
+                : ProduceResult.appended(appended.baseOffset());
     }
 
     /**
-     * Stops the followers, then closes the purgatory, which answers every parked produce: the
-     * partitions still waiting get {@link Errors#REQUEST_TIMED_OUT}.
+     * Stops the followers, then closes the purgatories, which answer every parked request: a
+     * produce's partitions still waiting get {@link Errors#REQUEST_TIMED_OUT}, a fetch what is
+     * there.
      */
     @Override
     public void close() {
         followers.close();
         producePurgatory.close();
+        fetchPurgatory.close();
     }
 }

@@ -19,18 +19,18 @@ class PartitionTest {
 
     private static final FetchResult NOT_MOVED = new FetchResult(FetchResult.NOT_MOVED, false);
 
-    private final Partition partition = new Partition(new TopicPartition("demo", 0), 2, 2, MAX_LAG_MS, 0);
+    private final Partition partition = new Partition(new TopicPartition("demo", 0), 2, 2, MAX_LAG_MS, 0, 1 << 20);
 
     @Test
     void appendsAssignConsecutiveOffsets() {
-        assertEquals(0, partition.append(3));
-        assertEquals(3, partition.append(1));
+        assertEquals(0, partition.append(WireClient.records(3)).baseOffset());
+        assertEquals(3, partition.append(WireClient.records(1)).baseOffset());
         assertEquals(4, partition.leaderEndOffset());
     }
 
     @Test
     void aProduceIsDoneWhenEveryIsrReplicaHasItsEndOffset() {
-        partition.append(5);
+        partition.append(WireClient.records(5));
         assertNull(partition.replicationStatus(5));
         assertEquals(NOT_MOVED, partition.onFollowerFetch(1, 5, 0));
         assertNull(partition.replicationStatus(5), "replica 2 is in the ISR and behind");
@@ -40,7 +40,7 @@ class PartitionTest {
 
     @Test
     void aFetchReportsTheHighWatermarkOnlyWhenItMoves() {
-        partition.append(10);
+        partition.append(WireClient.records(10));
         assertEquals(NOT_MOVED, partition.onFollowerFetch(1, 6, 0), "replica 2 holds the high watermark at 0");
         assertEquals(new FetchResult(4, false), partition.onFollowerFetch(2, 4, 0));
         assertEquals(new FetchResult(6, false), partition.onFollowerFetch(2, 10, 0), "now replica 1 holds it");
@@ -50,7 +50,7 @@ class PartitionTest {
 
     @Test
     void aShrinkCountsTheFollowersItDrops() {
-        partition.append(1);
+        partition.append(WireClient.records(1));
         partition.onFollowerFetch(1, 1, 0);
         partition.maybeShrinkIsr(MAX_LAG_MS + 1, SECOND_STALLED);
         assertEquals(0, partition.timesLeftIsr(1));
@@ -62,7 +62,7 @@ class PartitionTest {
 
     @Test
     void aFetchOfOldOrReorderedDataDoesNotMoveAFollowerBack() {
-        partition.append(10);
+        partition.append(WireClient.records(10));
         partition.onFollowerFetch(1, 10, 5);
         assertEquals(NOT_MOVED, partition.onFollowerFetch(1, 4, 1));
         assertEquals(10, partition.followerEndOffset(1));
@@ -70,7 +70,7 @@ class PartitionTest {
 
     @Test
     void aFollowerNotCaughtUpForLongerThanTheMaxLagLeavesTheIsrAndProducesCompleteWithoutIt() {
-        partition.append(1);
+        partition.append(WireClient.records(1));
         partition.onFollowerFetch(1, 1, 0);
         assertFalse(partition.maybeShrinkIsr(MAX_LAG_MS, SECOND_STALLED), "exactly the max lag: still in");
         assertTrue(partition.maybeShrinkIsr(MAX_LAG_MS + 1, SECOND_STALLED));
@@ -80,7 +80,7 @@ class PartitionTest {
 
     @Test
     void belowMinInsyncReplicasAProduceIsRefusedOrCompletesWithNotEnoughReplicasAfterAppend() {
-        partition.append(1);
+        partition.append(WireClient.records(1));
         assertTrue(partition.maybeShrinkIsr(MAX_LAG_MS + 1, new boolean[] {false, false}));
         assertEquals(List.of(0), partition.isr());
         assertTrue(partition.isrBelowMinimum());
@@ -95,7 +95,7 @@ class PartitionTest {
 
     @Test
     void aFollowerRejoinsTheIsrWhenItReachesTheHighWatermark() {
-        partition.append(4);
+        partition.append(WireClient.records(4));
         partition.onFollowerFetch(1, 4, 50);
         partition.maybeShrinkIsr(MAX_LAG_MS + 1, SECOND_STALLED);
         assertEquals(List.of(0, 1), partition.isr());

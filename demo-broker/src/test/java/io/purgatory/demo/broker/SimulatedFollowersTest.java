@@ -30,7 +30,7 @@ class SimulatedFollowersTest {
     }
 
     private static Partition partition(int index) {
-        return new Partition(new TopicPartition("demo", index), 2, 2, MAX_LAG_MS, 0);
+        return new Partition(new TopicPartition("demo", index), 2, 2, MAX_LAG_MS, 0, 1 << 20);
     }
 
     private void start(BrokerConfig.Builder config) {
@@ -49,7 +49,7 @@ class SimulatedFollowersTest {
     }
 
     private void append(Partition partition, int records) {
-        partition.append(records);
+        partition.append(WireClient.records(records));
         followers.onAppend(partition);
     }
 

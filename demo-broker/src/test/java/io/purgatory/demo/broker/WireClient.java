@@ -127,6 +127,11 @@ final class WireClient implements AutoCloseable {
                 .build(version);
     }
 
+    /** One uncompressed batch of {@code count} records, values {@code record-0, record-1, ...}. */
+    static MemoryRecords records(int count) {
+        return records(Compression.NONE, count);
+    }
+
     /** One batch of {@code count} small records, as kafka-clients writes it. */
     static MemoryRecords records(Compression compression, int count) {
         final SimpleRecord[] batch = new SimpleRecord[count];

@@ -23,7 +23,11 @@ import picocli.CommandLine.Spec;
         description = {
             "Sends produce requests to a Kafka broker (made for demo-broker) over one",
             "connection and shows, every second and at the end, what became of them.",
-            "Request i carries one record batch of one record, to partition i mod partitions.",
+            "Request i carries one record batch of one record, to partition i mod partitions;",
+            "the record's sent-at-us header holds its send time, for a consumer's latency.",
+            "With --mode consume (or both, beside the producer) it long-polls every partition",
+            "with Fetch and reports records consumed, fetches answered with data versus",
+            "empty at max.wait.ms, and end-to-end latency from send to consume.",
             "",
             "Outcomes:",
             "  acked         the broker answered NONE; with acks=-1 every in-sync replica",
@@ -48,6 +52,8 @@ import picocli.CommandLine.Spec;
             "More:",
             "  demo-client --acks 1                    # the leader answers; no timeouts",
             "  demo-client --rate 0 --concurrency 50   # as fast as 50 in flight allow",
+            "  demo-client --mode both                 # produce and consume: end-to-end latency",
+            "  demo-client --mode consume --from earliest --consume-ms 5000",
             "",
             "Exit status:",
             "  0  every request got the broker's answer (acked, timed out, an error code)",
@@ -104,6 +110,41 @@ public final class ClientMain implements Callable<Integer> {
             description = "How long connecting may take. Default: ${DEFAULT-VALUE}.")
     int connectTimeoutMs;
 
+    /** What the client does. */
+    enum Mode { produce, consume, both }
+
+    @Option(names = "--mode", paramLabel = "MODE", defaultValue = "produce",
+            description = "produce: the produce load (the options above); consume: long-poll every partition with Fetch for"
+                    + " --consume-ms; both: the produce load and, on a second connection, a consumer that reports end-to-end"
+                    + " latency. Default: ${DEFAULT-VALUE}.")
+    Mode mode;
+
+    @Option(names = "--fetch-min-bytes", paramLabel = "BYTES", defaultValue = "1",
+            description = "Consumer: each fetch waits in the broker until this much committed data is there. Default: ${DEFAULT-VALUE}.")
+    int fetchMinBytes;
+
+    @Option(names = "--fetch-max-wait-ms", paramLabel = "MS", defaultValue = "500",
+            description = "Consumer: ... or until this long has passed; then it is answered with what is there. Default: ${DEFAULT-VALUE}.")
+    int fetchMaxWaitMs;
+
+    @Option(names = "--fetch-max-bytes", paramLabel = "BYTES", defaultValue = "1048576",
+            description = "Consumer: most bytes per fetch (the first batch comes whole). Default: ${DEFAULT-VALUE}.")
+    int fetchMaxBytes;
+
+    @Option(names = "--from", paramLabel = "WHERE", defaultValue = "latest",
+            description = "Consumer: start at each partition's 'earliest' offset or its 'latest' (the high watermark)."
+                    + " Default: ${DEFAULT-VALUE}.")
+    String from;
+
+    @Option(names = "--consume-ms", paramLabel = "MS", defaultValue = "10000",
+            description = "--mode consume: how long to consume. Default: ${DEFAULT-VALUE}.")
+    long consumeMs;
+
+    @Option(names = "--drain-ms", paramLabel = "MS", defaultValue = "5000",
+            description = "--mode both: after the producer's last outcome, read on at most this long until caught up with the"
+                    + " high watermarks. Default: ${DEFAULT-VALUE}.")
+    long drainMs;
+
     public static void main(String[] args) {
         System.exit(commandLine().execute(args));
     }
@@ -122,6 +163,9 @@ public final class ClientMain implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
+        if (mode != Mode.produce) {
+            return consume(options(), consumeOptions());
+        }
         final ClientOptions options = options();
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
@@ -147,6 +191,40 @@ public final class ClientMain implements Callable<Integer> {
             err.flush();
         }
         return report.complete() ? 0 : 1;
+    }
+
+    private int consume(ClientOptions options, ConsumeOptions consume) throws InterruptedException {
+        final PrintWriter out = spec.commandLine().getOut();
+        final PrintWriter err = spec.commandLine().getErr();
+        final DemoClient.WithConsumer run;
+        try {
+            run = DemoClient.consume(options, consume, mode == Mode.both, out);
+        } catch (ClientException e) {
+            err.println("demo-client: " + e.getMessage());
+            err.flush();
+            return 1;
+        }
+        if (run.produced() != null) {
+            out.print(ReportRenderer.summary(run.produced()));
+        }
+        out.print(ConsumeRenderer.summary(run.consumed()));
+        out.flush();
+        if (run.consumed().disconnect() != null) {
+            err.println("demo-client: the consumer lost the connection to " + options.bootstrap() + " (" + run.consumed().disconnect() + ")");
+            err.flush();
+        }
+        return run.consumed().disconnect() == null && (run.produced() == null || run.produced().complete()) ? 0 : 1;
+    }
+
+    /** The consumer's options, or a {@link ParameterException} naming the bad one. */
+    ConsumeOptions consumeOptions() {
+        require(fetchMinBytes >= 0, "--fetch-min-bytes must be >= 0, but was " + fetchMinBytes);
+        require(fetchMaxWaitMs >= 0, "--fetch-max-wait-ms must be >= 0, but was " + fetchMaxWaitMs);
+        require(fetchMaxBytes >= 1, "--fetch-max-bytes must be at least 1, but was " + fetchMaxBytes);
+        require(from.equals("earliest") || from.equals("latest"), "--from must be 'earliest' or 'latest', but was '" + from + "'");
+        require(consumeMs >= 0, "--consume-ms must be >= 0, but was " + consumeMs);
+        require(drainMs >= 0, "--drain-ms must be >= 0, but was " + drainMs);
+        return new ConsumeOptions(fetchMinBytes, fetchMaxWaitMs, fetchMaxBytes, from.equals("earliest"), consumeMs, drainMs);
     }
 
     /** The options as a {@link ClientOptions}, or a {@link ParameterException} naming the bad one. */

@@ -45,6 +45,101 @@ final class DemoClient {
         }
     }
 
+    /** What a run with a consumer saw: the producer's report (null in consume mode alone) and the consumer's. */
+    record WithConsumer(RunReport produced, ConsumeReport consumed) {
+    }
+
+    /**
+     * Consumes, alone for {@link ConsumeOptions#durationMs()} or, with {@code produce}, while the
+     * producer load runs on a second connection and then until the consumer has read up to the
+     * high watermarks (or {@link ConsumeOptions#drainMs()} passes). Prints the start lines and a
+     * live line (two with the producer) every second to {@code out}, not the summaries.
+     *
+     * @throws ClientException when the run cannot start
+     */
+    static WithConsumer consume(ClientOptions options, ConsumeOptions consume, boolean produce, PrintWriter out)
+            throws ClientException, InterruptedException {
+        final EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, new DefaultThreadFactory("demo-client-io", true),
+                NioIoHandler.newFactory());
+        try (KafkaConnection consumer = KafkaConnection.open(group, options.bootstrap(), options.connectTimeoutMs(), CLIENT_ID + "-consumer")) {
+            final Handshake.ConsumerSetup consumerSetup = Handshake.performForConsumer(consumer, options.topic(), consume.fromEarliest(),
+                    options.graceMs());
+            out.println(ConsumeRenderer.startLine(options, consume, consumerSetup));
+            out.flush();
+            final FetchLoop fetchLoop = new FetchLoop(consumer, consumerSetup, consume);
+            if (!produce) {
+                final CompletableFuture<ConsumeReport> consumed = fetchLoop.start();
+                fetchLoop.stopAfter(consume.durationMs());
+                return new WithConsumer(null, awaitPrinting(consumed, new LiveLines(null, fetchLoop, out)));
+            }
+            try (KafkaConnection producer = KafkaConnection.open(group, options.bootstrap(), options.connectTimeoutMs(), CLIENT_ID)) {
+                final Handshake.Result setup = Handshake.perform(producer, options.topic(), options.graceMs());
+                out.println(ReportRenderer.startLine(options, setup));
+                out.flush();
+                final CompletableFuture<ConsumeReport> consumed = fetchLoop.start();
+                final LoadGenerator load = new LoadGenerator(producer, setup, options);
+                final LiveLines lines = new LiveLines(load, fetchLoop, out);
+                final RunReport produced = awaitPrinting(load.start(), lines);
+                fetchLoop.drainThenStop();
+                return new WithConsumer(produced, awaitPrinting(consumed, lines.consumerOnly()));
+            }
+        } finally {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+        }
+    }
+
+    /** Waits for {@code done}, printing {@code lines} every second. */
+    private static <T> T awaitPrinting(CompletableFuture<T> done, LiveLines lines) throws InterruptedException {
+        long nextLine = System.nanoTime() + LIVE_LINE_INTERVAL_NANOS;
+        while (true) {
+            try {
+                return done.get(Math.max(0, nextLine - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException timeForALine) {
+                lines.print();
+                nextLine += LIVE_LINE_INTERVAL_NANOS;
+            } catch (ExecutionException e) {
+                throw new IllegalStateException("the run failed", e.getCause());
+            }
+        }
+    }
+
+    /**
+     * The live lines of a run with a consumer: the producer's (while it runs) and the consumer's,
+     * each with its rate since the previous line. Confined to the printing thread.
+     */
+    private static final class LiveLines {
+        private final LoadGenerator load;
+        private final FetchLoop fetchLoop;
+        private final PrintWriter out;
+        private Progress previousProduce = Progress.START;
+        private ConsumeProgress previousConsume = ConsumeProgress.START;
+
+        LiveLines(LoadGenerator load, FetchLoop fetchLoop, PrintWriter out) {
+            this.load = load;
+            this.fetchLoop = fetchLoop;
+            this.out = out;
+        }
+
+        /** The same consumer line, continuing its rate, without the producer's. */
+        LiveLines consumerOnly() {
+            final LiveLines lines = new LiveLines(null, fetchLoop, out);
+            lines.previousConsume = previousConsume;
+            return lines;
+        }
+
+        void print() throws InterruptedException {
+            if (load != null) {
+                final Progress now = get(load.progress());
+                out.println(ReportRenderer.liveLine(now, previousProduce));
+                previousProduce = now;
+            }
+            final ConsumeProgress now = get(fetchLoop.progress());
+            out.println(ConsumeRenderer.liveLine(now, previousConsume));
+            previousConsume = now;
+            out.flush();
+        }
+    }
+
     private static RunReport awaitPrintingLiveLines(LoadGenerator load, CompletableFuture<RunReport> done, PrintWriter out)
             throws InterruptedException {
         long nextLine = System.nanoTime() + LIVE_LINE_INTERVAL_NANOS;

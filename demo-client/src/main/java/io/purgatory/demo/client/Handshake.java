@@ -1,15 +1,23 @@
 package io.purgatory.demo.client;
 
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion;
+import org.apache.kafka.common.message.ListOffsetsRequestData.ListOffsetsPartition;
+import org.apache.kafka.common.message.ListOffsetsRequestData.ListOffsetsTopic;
+import org.apache.kafka.common.message.ListOffsetsResponseData.ListOffsetsPartitionResponse;
+import org.apache.kafka.common.message.ListOffsetsResponseData.ListOffsetsTopicResponse;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponsePartition;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopic;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -18,13 +26,16 @@ import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
+import org.apache.kafka.common.requests.ListOffsetsRequest;
+import org.apache.kafka.common.requests.ListOffsetsResponse;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
 
 /**
  * The set-up before the load, one request at a time: {@code ApiVersions} picks, for Metadata and
- * Produce, the highest version both sides speak; {@code Metadata} finds the topic's id and
- * partitions. Each request waits at most the given time for its response.
+ * Produce (or, for a consumer, Fetch and ListOffsets), the highest version both sides speak;
+ * {@code Metadata} finds the topic's id and partitions; a consumer's {@code ListOffsets} where to
+ * start reading. Each request waits at most the given time for its response.
  *
  * <p>If the broker answers {@code ApiVersions} with {@code UNSUPPORTED_VERSION} (our version is newer
  * than its), the request is sent once more in the newest version it lists, as Kafka clients do.
@@ -39,12 +50,29 @@ final class Handshake {
     static final short MIN_METADATA_VERSION = 4;
     /** Produce v13 (KIP-516) addresses topics by id instead of name. */
     static final short FIRST_PRODUCE_VERSION_BY_TOPIC_ID = 13;
+    /** Fetch v13 (KIP-516) addresses topics by id instead of name. */
+    static final short FIRST_FETCH_VERSION_BY_TOPIC_ID = 13;
 
     /** What the set-up learnt: the versions to speak and the topic to produce to. */
     record Result(short metadataVersion, short produceVersion, TopicMetadata topic) {
         /** Whether produce requests name the topic by id (v13+) rather than by name. */
         boolean produceByTopicId() {
             return produceVersion >= FIRST_PRODUCE_VERSION_BY_TOPIC_ID;
+        }
+    }
+
+    /**
+     * What a consumer's set-up learnt: the versions to speak, the topic, and the offset each
+     * partition's reading starts at (by partition index).
+     */
+    record ConsumerSetup(short fetchVersion, short listOffsetsVersion, TopicMetadata topic, Map<Integer, Long> startOffsets) {
+        ConsumerSetup {
+            startOffsets = Collections.unmodifiableMap(new TreeMap<>(startOffsets));
+        }
+
+        /** Whether fetch requests name the topic by id (v13+) rather than by name. */
+        boolean fetchByTopicId() {
+            return fetchVersion >= FIRST_FETCH_VERSION_BY_TOPIC_ID;
         }
     }
 
@@ -75,6 +103,55 @@ final class Handshake {
                     + " from " + broker + " gave topic '" + topic + "' no id");
         }
         return new Result(metadataVersion, produceVersion, metadata);
+    }
+
+    /**
+     * Runs ApiVersions, Metadata for {@code topic}, and ListOffsets for where each partition's
+     * reading starts: its log start ({@code fromEarliest}) or its high watermark.
+     *
+     * @throws ClientException with a one-line reason: no Fetch or ListOffsets, no such topic, a
+     *     partition's offset not found, no answer, or the connection closed
+     */
+    static ConsumerSetup performForConsumer(KafkaConnection connection, String topic, boolean fromEarliest, long timeoutMs)
+            throws ClientException, InterruptedException {
+        final Endpoint broker = connection.endpoint();
+        final ApiVersionsResponseData versions = apiVersions(connection, timeoutMs);
+        final short metadataVersion = negotiate(versions, ApiKeys.METADATA, MIN_METADATA_VERSION, broker);
+        final short fetchVersion = negotiate(versions, ApiKeys.FETCH, ApiKeys.FETCH.oldestVersion(), broker);
+        final short listOffsetsVersion = negotiate(versions, ApiKeys.LIST_OFFSETS, ApiKeys.LIST_OFFSETS.oldestVersion(), broker);
+        final TopicMetadata metadata = metadata(connection, topic, metadataVersion, timeoutMs);
+        if (fetchVersion >= FIRST_FETCH_VERSION_BY_TOPIC_ID && Uuid.ZERO_UUID.equals(metadata.id())) {
+            throw new ClientException("Fetch v" + fetchVersion + " addresses topics by id, but Metadata v" + metadataVersion
+                    + " from " + broker + " gave topic '" + topic + "' no id");
+        }
+        final long timestamp = fromEarliest ? ListOffsetsRequest.EARLIEST_TIMESTAMP : ListOffsetsRequest.LATEST_TIMESTAMP;
+        final ListOffsetsResponse offsets = (ListOffsetsResponse) call(connection,
+                listOffsets(topic, metadata.partitions(), timestamp, listOffsetsVersion), timeoutMs);
+        final Map<Integer, Long> startOffsets = new TreeMap<>();
+        for (ListOffsetsTopicResponse topicResponse : offsets.topics()) {
+            for (ListOffsetsPartitionResponse partition : topicResponse.partitions()) {
+                final Errors error = Errors.forCode(partition.errorCode());
+                if (error != Errors.NONE || partition.offset() < 0) {
+                    throw new ClientException("ListOffsets for " + topic + "-" + partition.partitionIndex() + " from " + broker
+                            + " failed: " + error.name());
+                }
+                startOffsets.put(partition.partitionIndex(), partition.offset());
+            }
+        }
+        if (!startOffsets.keySet().containsAll(metadata.partitions())) {
+            throw new ClientException("the ListOffsets response from " + broker + " misses partitions of topic '" + topic + "'");
+        }
+        return new ConsumerSetup(fetchVersion, listOffsetsVersion, metadata, startOffsets);
+    }
+
+    /** A consumer's ListOffsets request for {@code timestamp} (or EARLIEST/LATEST) on each of {@code partitions}. */
+    static ListOffsetsRequest listOffsets(String topic, List<Integer> partitions, long timestamp, short version) {
+        final List<ListOffsetsPartition> wanted = partitions.stream()
+                .map(partition -> new ListOffsetsPartition().setPartitionIndex(partition).setTimestamp(timestamp))
+                .toList();
+        return ListOffsetsRequest.Builder.forConsumer(false, IsolationLevel.READ_UNCOMMITTED)
+                .setTargetTimes(List.of(new ListOffsetsTopic().setName(topic).setPartitions(wanted)))
+                .build(version);
     }
 
     /**

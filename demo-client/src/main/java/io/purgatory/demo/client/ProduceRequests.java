@@ -1,8 +1,11 @@
 package io.purgatory.demo.client;
 
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceRequestData.PartitionProduceData;
 import org.apache.kafka.common.message.ProduceRequestData.TopicProduceData;
@@ -12,12 +15,17 @@ import org.apache.kafka.common.requests.ProduceRequest;
 
 /**
  * Builds the load's produce requests: request {@code i} carries one record batch with one record
- * (no key, a {@code recordSize}-byte value) for partition {@code i mod partitions}, with the run's
- * acks and timeout, in the negotiated Produce version; from v13 the topic is named by its id.
+ * (no key, a {@code recordSize}-byte value, and a {@value #SENT_AT_HEADER} header holding the wall
+ * clock time it was built, in microseconds since the epoch, from which a consumer measures
+ * end-to-end latency) for partition {@code i mod partitions}, with the run's acks and timeout, in
+ * the negotiated Produce version; from v13 the topic is named by its id.
  *
  * <p>Thread-safe: immutable (the shared value bytes are never written after construction).
  */
 final class ProduceRequests {
+    /** The header carrying a record's send time: 8 bytes, big-endian microseconds since the epoch. */
+    static final String SENT_AT_HEADER = "sent-at-us";
+
     private final String topic;
     private final Handshake.Result setup;
     private final List<Integer> partitions;
@@ -41,7 +49,10 @@ final class ProduceRequests {
     }
 
     ProduceRequest build(int index) {
-        final MemoryRecords records = MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(System.currentTimeMillis(), null, value));
+        final long nowMicros = WallClock.nowMicros();
+        final Header sentAt = new RecordHeader(SENT_AT_HEADER, ByteBuffer.allocate(Long.BYTES).putLong(0, nowMicros).array());
+        final MemoryRecords records = MemoryRecords.withRecords(Compression.NONE,
+                new SimpleRecord(nowMicros / 1000, null, value, new Header[] {sentAt}));
         final TopicProduceData topicData = new TopicProduceData()
                 .setPartitionData(List.of(new PartitionProduceData().setIndex(partitionOf(index)).setRecords(records)));
         if (setup.produceByTopicId()) {

@@ -155,7 +155,7 @@ class ClientMainTest {
             assertEquals(option.defaultValue(), row.group(2), "the default of " + row.group(1) + " in docs/demo.md");
             rows++;
         }
-        assertEquals(10, rows, "rows in docs/demo.md's demo-client option table");
+        assertEquals(17, rows, "rows in docs/demo.md's demo-client option table");
     }
 
     @Test

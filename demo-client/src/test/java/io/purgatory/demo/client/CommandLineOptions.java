@@ -2,7 +2,7 @@ package io.purgatory.demo.client;
 
 import picocli.CommandLine;
 
-/** {@link ClientOptions} as the {@code demo-client} command line makes them: its defaults, checked. */
+/** {@link ClientOptions} and {@link ConsumeOptions} as the {@code demo-client} command line makes them: its defaults, checked. */
 final class CommandLineOptions {
 
     private CommandLineOptions() {
@@ -13,5 +13,12 @@ final class CommandLineOptions {
         final CommandLine commandLine = ClientMain.commandLine();
         commandLine.parseArgs(args);
         return commandLine.<ClientMain>getCommand().options();
+    }
+
+    /** The consumer's options for these arguments, the rest at their defaults. */
+    static ConsumeOptions parseConsume(String... args) {
+        final CommandLine commandLine = ClientMain.commandLine();
+        commandLine.parseArgs(args);
+        return commandLine.<ClientMain>getCommand().consumeOptions();
     }
 }
