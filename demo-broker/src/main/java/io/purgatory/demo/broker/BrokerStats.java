@@ -5,6 +5,8 @@ import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
+import java.util.Collections;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
@@ -18,14 +20,44 @@ import org.apache.kafka.common.requests.AbstractResponse;
  * What the Kafka listener has seen, for the dashboard and {@code /metrics}: open connections,
  * bytes read and written, requests by API, and error codes in responses by API (a produce response
  * counts one code per partition, as {@link AbstractResponse#errorCounts()} does; {@code NONE}
- * included). Counted at three points: {@link #channelCounter()} in each connection's pipeline,
- * {@link #onRequest} when a request has parsed, {@link #counting} around its responder.
+ * included), and fetch responses by {@link FetchOutcome}. Counted at four points:
+ * {@link #channelCounter()} in each connection's pipeline, {@link #onRequest} when a request has
+ * parsed, {@link #counting} around its responder, {@link #onFetchResponse} where
+ * {@link FetchHandler} sends a fetch response.
  *
- * <p>Thread-safe: every count is a {@link LongAdder}; the maps are concurrent and only grow.
+ * <p>Thread-safe: every count is a {@link LongAdder}; the request and error maps are concurrent and
+ * only grow; the fetch outcome map is filled in the constructor and never changes.
  */
 public final class BrokerStats {
     /** A response error code of one API. */
     public record ApiError(ApiKeys api, Errors error) {
+    }
+
+    /**
+     * How a fetch response went, one outcome per response: {@link #ERROR} if it carries an error
+     * code (top-level, or on any partition), else {@link #DATA} if any partition has records, else
+     * one of the two empty outcomes.
+     */
+    public enum FetchOutcome {
+        /** Records for at least one partition, at once or after waiting. */
+        DATA("data"),
+        /** No records: the fetch was parked and {@code max.wait.ms} passed before {@code min.bytes} arrived. */
+        EMPTY_MAX_WAIT("empty_max_wait"),
+        /** No records, answered without waiting: {@code max.wait.ms} 0, or {@code min.bytes} 0 or less. */
+        EMPTY_AT_ONCE("empty_at_once"),
+        /** An error code in the response, top-level or on a partition, with or without records elsewhere. */
+        ERROR("error");
+
+        private final String label;
+
+        FetchOutcome(String label) {
+            this.label = label;
+        }
+
+        /** The outcome's name in {@code /metrics}: {@code data}, {@code empty_max_wait}, {@code empty_at_once}, {@code error}. */
+        public String label() {
+            return label;
+        }
     }
 
     private final LongAdder connections = new LongAdder();
@@ -33,7 +65,16 @@ public final class BrokerStats {
     private final LongAdder bytesOut = new LongAdder();
     private final Map<ApiKeys, LongAdder> requests = new ConcurrentHashMap<>();
     private final Map<ApiError, LongAdder> responseErrors = new ConcurrentHashMap<>();
+    private final Map<FetchOutcome, LongAdder> fetchResponses;
     private final ChannelCounter channelCounter = new ChannelCounter();
+
+    BrokerStats() {
+        final Map<FetchOutcome, LongAdder> outcomes = new EnumMap<>(FetchOutcome.class);
+        for (FetchOutcome outcome : FetchOutcome.values()) {
+            outcomes.put(outcome, new LongAdder());
+        }
+        this.fetchResponses = Collections.unmodifiableMap(outcomes);
+    }
 
     /** Connections open now. */
     public long connections() {
@@ -70,6 +111,11 @@ public final class BrokerStats {
         return count == null ? 0 : count.sum();
     }
 
+    /** Fetch responses sent with {@code outcome}. */
+    public long fetchResponses(FetchOutcome outcome) {
+        return fetchResponses.get(outcome).sum();
+    }
+
     /** The one handler, shared by every connection, that counts connections and bytes; first in the pipeline. */
     ChannelDuplexHandler channelCounter() {
         return channelCounter;
@@ -77,6 +123,10 @@ public final class BrokerStats {
 
     void onRequest(ApiKeys api) {
         requests.computeIfAbsent(api, key -> new LongAdder()).increment();
+    }
+
+    void onFetchResponse(FetchOutcome outcome) {
+        fetchResponses.get(outcome).increment();
     }
 
     /** Wraps a responder so that the error codes of the response it sends are counted. */

@@ -3,7 +3,6 @@ package io.purgatory.demo.broker;
 import io.purgatory.DelayedOperation;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Consumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -25,15 +24,29 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  * <p>Memory: a parked fetch holds its partitions and offsets, never record data; the data is read
  * when it completes.
  *
- * <p>Thread-safe through the purgatory's contract: it has no mutable state of its own;
- * {@link #tryComplete} and {@link #onComplete} run under the operation's lock and take each
- * partition's lock briefly. The responder runs exactly once, on whichever thread completed it.
+ * <p>Thread-safe through the purgatory's contract: its one mutable field, {@code conditionMet}, is
+ * guarded by the operation's lock, under which {@link #tryComplete} and {@link #onComplete} run
+ * (they take each partition's lock briefly). The {@link Completion} runs exactly once, on whichever
+ * thread completed it, and hears whether the fetch expired.
  */
 final class DelayedFetch extends DelayedOperation {
     private final int minBytes;
     private final int maxBytes;
     private final List<PartitionFetch> partitions;
-    private final Consumer<List<PartitionRead>> responder;
+    private final Completion completion;
+    /** True once {@link #tryComplete} found the condition met; false at completion means expired. Guarded by the operation's lock. */
+    private boolean conditionMet;
+
+    /** Receives a fetch's reads, once. */
+    @FunctionalInterface
+    interface Completion {
+        /**
+         * @param reads one per partition, in the fetch's order
+         * @param expired true when the fetch was parked and {@code max.wait.ms} passed (or the
+         *     purgatory closed) before it could complete
+         */
+        void complete(List<PartitionRead> reads, boolean expired);
+    }
 
     /**
      * One partition of a fetch request: the partition and where to read, or the error it gets
@@ -77,12 +90,12 @@ final class DelayedFetch extends DelayedOperation {
     private record AnyProgress(TopicPartition partition) {
     }
 
-    DelayedFetch(long maxWaitMs, int minBytes, int maxBytes, List<PartitionFetch> partitions, Consumer<List<PartitionRead>> responder) {
+    DelayedFetch(long maxWaitMs, int minBytes, int maxBytes, List<PartitionFetch> partitions, Completion completion) {
         super(maxWaitMs);
         this.minBytes = minBytes;
         this.maxBytes = maxBytes;
         this.partitions = List.copyOf(partitions);
-        this.responder = responder;
+        this.completion = completion;
     }
 
     List<PartitionFetch> partitions() {
@@ -99,21 +112,27 @@ final class DelayedFetch extends DelayedOperation {
         long accumulated = 0;
         for (PartitionFetch fetch : partitions) {
             if (fetch.partition() == null) {
-                return forceComplete();
+                return completeNow();
             }
             final long available = fetch.partition().read((log, highWatermark) ->
                     log.inRange(fetch.fetchOffset()) ? log.bytesAvailable(fetch.fetchOffset(), highWatermark, fetch.maxBytes()) : -1);
             if (available < 0) {
-                return forceComplete();
+                return completeNow();
             }
             accumulated += available;
         }
-        return accumulated >= minBytes && forceComplete();
+        return accumulated >= minBytes && completeNow();
+    }
+
+    /** The condition is met: completes the fetch, which then did not expire. */
+    private boolean completeNow() {
+        conditionMet = true;
+        return forceComplete();
     }
 
     @Override
     public void onComplete() {
-        responder.accept(read(partitions, maxBytes));
+        completion.complete(read(partitions, maxBytes), !conditionMet);
     }
 
     @Override

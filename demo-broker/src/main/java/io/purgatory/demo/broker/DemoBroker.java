@@ -59,7 +59,7 @@ public final class DemoBroker implements AutoCloseable {
     private DemoBroker(BrokerConfig config) throws InterruptedException {
         this.config = config;
         this.replicaManager = new ReplicaManager(config);
-        final KafkaApis apis = new KafkaApis(replicaManager);
+        final KafkaApis apis = new KafkaApis(replicaManager, stats);
         this.acceptors = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("broker-accept", true), NioIoHandler.newFactory());
         this.workers = new MultiThreadIoEventLoopGroup(0, new DefaultThreadFactory("broker-io", true), NioIoHandler.newFactory());
         this.connections = new DefaultChannelGroup("connections", GlobalEventExecutor.INSTANCE);

@@ -1,5 +1,6 @@
 package io.purgatory.demo.broker;
 
+import io.purgatory.demo.broker.BrokerStats.FetchOutcome;
 import io.purgatory.demo.broker.DelayedFetch.PartitionFetch;
 import io.purgatory.demo.broker.DelayedFetch.PartitionRead;
 import io.purgatory.demo.broker.ReplicaManager.Topic;
@@ -44,17 +45,21 @@ import org.apache.kafka.common.requests.FetchResponse;
  * {@code INVALID_REQUEST} (no partitions) and never parks, so one request cannot make the broker
  * watch millions of partitions; parked fetches hold no record data.
  *
- * <p>Thread-safe: no state of its own.
+ * <p>Each response sent is counted in {@link BrokerStats} by its {@link FetchOutcome}.
+ *
+ * <p>Thread-safe: no state of its own; {@link BrokerStats} is thread-safe.
  */
 final class FetchHandler {
     /** The most a fetch response carries beyond its first batch: the broker's {@code fetch.max.bytes}. */
     static final int FETCH_MAX_BYTES = 4 * 1024 * 1024;
 
     private final ReplicaManager replicaManager;
+    private final BrokerStats stats;
     private final int partitionCount;
 
-    FetchHandler(ReplicaManager replicaManager) {
+    FetchHandler(ReplicaManager replicaManager, BrokerStats stats) {
         this.replicaManager = replicaManager;
+        this.stats = stats;
         this.partitionCount = replicaManager.topics().stream().mapToInt(topic -> topic.partitions().size()).sum();
     }
 
@@ -62,11 +67,11 @@ final class FetchHandler {
         final FetchRequestData data = request.data();
         final short version = request.version();
         if (data.sessionId() != FetchMetadata.INVALID_SESSION_ID) {
-            responder.send(FetchResponse.of(topLevelError(Errors.FETCH_SESSION_ID_NOT_FOUND)));
+            refuse(responder, Errors.FETCH_SESSION_ID_NOT_FOUND);
             return;
         }
         if (data.sessionEpoch() != FetchMetadata.INITIAL_EPOCH && data.sessionEpoch() != FetchMetadata.FINAL_EPOCH) {
-            responder.send(FetchResponse.of(topLevelError(Errors.INVALID_FETCH_SESSION_EPOCH)));
+            refuse(responder, Errors.INVALID_FETCH_SESSION_EPOCH);
             return;
         }
         long requested = 0;
@@ -74,7 +79,7 @@ final class FetchHandler {
             requested += topic.partitions().size();
         }
         if (requested > partitionCount) {
-            responder.send(FetchResponse.of(topLevelError(Errors.INVALID_REQUEST)));
+            refuse(responder, Errors.INVALID_REQUEST);
             return;
         }
         final boolean validIsolation = data.isolationLevel() == IsolationLevel.READ_UNCOMMITTED.id()
@@ -99,11 +104,29 @@ final class FetchHandler {
         final int maxBytes = Math.max(0, Math.min(data.maxBytes(), FETCH_MAX_BYTES));
         final boolean readCommitted = data.isolationLevel() == IsolationLevel.READ_COMMITTED.id();
         replicaManager.fetchMessages(data.maxWaitMs(), data.minBytes(), maxBytes, partitions,
-                reads -> responder.send(FetchResponse.of(response(data.topics(), version, readCommitted, reads))));
+                (reads, expired) -> {
+                    final FetchResponse response = FetchResponse.of(response(data.topics(), version, readCommitted, reads));
+                    stats.onFetchResponse(outcome(reads, expired));
+                    responder.send(response);
+                });
     }
 
-    private static FetchResponseData topLevelError(Errors error) {
-        return new FetchResponseData().setErrorCode(error.code()).setSessionId(FetchMetadata.INVALID_SESSION_ID);
+    /** Answers with a top-level error and no partitions. */
+    private void refuse(KafkaApis.Responder responder, Errors error) {
+        stats.onFetchResponse(FetchOutcome.ERROR);
+        responder.send(FetchResponse.of(new FetchResponseData().setErrorCode(error.code()).setSessionId(FetchMetadata.INVALID_SESSION_ID)));
+    }
+
+    /** How a response of these reads went: an error on any partition first, then records on any, then why it is empty. */
+    private static FetchOutcome outcome(List<PartitionRead> reads, boolean expired) {
+        boolean data = false;
+        for (PartitionRead read : reads) {
+            if (read.error() != Errors.NONE) {
+                return FetchOutcome.ERROR;
+            }
+            data |= read.records().sizeInBytes() > 0;
+        }
+        return data ? FetchOutcome.DATA : expired ? FetchOutcome.EMPTY_MAX_WAIT : FetchOutcome.EMPTY_AT_ONCE;
     }
 
     /** The response: the request's topics and partitions in order, with their reads. */

@@ -59,9 +59,9 @@ final class KafkaApis {
     private final ListOffsetsHandler listOffsetsHandler;
     private final AtomicLong producerIds = new AtomicLong();
 
-    KafkaApis(ReplicaManager replicaManager) {
+    KafkaApis(ReplicaManager replicaManager, BrokerStats stats) {
         this.replicaManager = replicaManager;
-        this.fetchHandler = new FetchHandler(replicaManager);
+        this.fetchHandler = new FetchHandler(replicaManager, stats);
         this.listOffsetsHandler = new ListOffsetsHandler(replicaManager);
     }
 

@@ -3,7 +3,6 @@ package io.purgatory.demo.broker;
 import io.purgatory.DelayedOperationPurgatory;
 import io.purgatory.PurgatoryMetrics;
 import io.purgatory.demo.broker.DelayedFetch.PartitionFetch;
-import io.purgatory.demo.broker.DelayedFetch.PartitionRead;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -121,13 +120,14 @@ final class ReplicaManager implements AutoCloseable {
      * Reads the partitions and calls {@code responder} once with one read per partition, in order:
      * at once when {@code maxWaitMs <= 0}, when there are no partitions, when some partition cannot
      * be read or when {@code minBytes} of committed data are there already; otherwise when a high
-     * watermark move brings enough, or at {@code maxWaitMs} with what is there then. See
+     * watermark move brings enough, or at {@code maxWaitMs} with what is there then (the one case
+     * it is told the fetch expired). See
      * {@link DelayedFetch} for the two forms a parked fetch watches in.
      */
     void fetchMessages(long maxWaitMs, int minBytes, int maxBytes, List<PartitionFetch> partitions,
-                       Consumer<List<PartitionRead>> responder) {
+                       DelayedFetch.Completion responder) {
         if (maxWaitMs <= 0 || partitions.isEmpty()) {
-            responder.accept(DelayedFetch.read(partitions, maxBytes));
+            responder.complete(DelayedFetch.read(partitions, maxBytes), false);
             return;
         }
         final DelayedFetch fetch = new DelayedFetch(maxWaitMs, minBytes, maxBytes, partitions, responder);
