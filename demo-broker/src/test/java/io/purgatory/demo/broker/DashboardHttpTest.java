@@ -22,21 +22,26 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import org.apache.kafka.common.message.FetchResponseData.PartitionData;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.requests.FetchResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * The dashboard's HTTP endpoint over real sockets: pages, {@code /metrics}, the event stream, the
- * replica controls, and what it answers to bad input; and that HTTP clients which send nothing,
+ * The dashboard's HTTP endpoint over real sockets: pages, {@code /metrics} (fetch outcomes included,
+ * driven by a long-polling consumer), the event stream and {@code /api/state}, the replica controls, and what it answers to bad input; and that HTTP clients which send nothing,
  * or stop reading, do not delay the Kafka listener.
  */
 @Tag("integration")
 class DashboardHttpTest {
     private static final short ACKS_ALL = -1;
     private static final short ACKS_LEADER = 1;
+    /** The last Fetch version that names topics, as {@link FetchTest#fetch} does. */
+    private static final short FETCH_BY_NAME = 12;
     /** A line of the Prometheus text format: a comment, or a sample {@code name{labels} value}. */
     private static final Pattern EXPOSITION_LINE = Pattern.compile(
             "# (HELP|TYPE) [a-zA-Z_:][a-zA-Z0-9_:]* .*"
@@ -211,7 +216,7 @@ class DashboardHttpTest {
             assertTrue(families.containsAll(Set.of("purgatory_operations_completed_total", "purgatory_operations_expired_total",
                     "purgatory_watches_purged_total", "purgatory_delayed_operations", "purgatory_watched_operations",
                     "purgatory_expiry_lateness_seconds", "purgatory_expiry_lateness_max_seconds", "demo_broker_requests_total",
-                    "demo_broker_response_errors_total", "demo_broker_connections", "demo_broker_received_bytes_total",
+                    "demo_broker_response_errors_total", "demo_broker_fetch_responses_total", "demo_broker_connections", "demo_broker_received_bytes_total",
                     "demo_broker_sent_bytes_total", "demo_broker_log_end_offset", "demo_broker_high_watermark",
                     "demo_broker_isr_size", "demo_broker_min_insync_replicas", "demo_broker_replica_stalled")), families.toString());
             assertTrue(lines.contains("demo_broker_requests_total{api=\"Produce\"} 10.0"), response.body());
@@ -224,6 +229,59 @@ class DashboardHttpTest {
             assertTrue(lines.contains("purgatory_expiry_lateness_seconds{purgatory=\"produce\",quantile=\"0.99\"} 0.0"), response.body());
             assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(sent.get(0).join()).errorCode());
         }
+    }
+
+    @Test
+    void fetchResponsesAreCountedByOutcomeInMetricsAndState() throws Exception {
+        assertTrue(metricLines().containsAll(fetchResponses(0, 0, 0, 0)), "all four outcomes, from the start");
+        try (WireClient consumer = new WireClient(broker.port()); WireClient producer = new WireClient(broker.port())) {
+            // a long poll parks until a produce commits a record, then answers with it
+            final CompletableFuture<Answer> poll = fetch(consumer, 30_000, 0);
+            Waits.soon().until(() -> broker.fetchPurgatoryMetrics().delayed() == 1);
+            assertTrue(metricLines().containsAll(fetchResponses(0, 0, 0, 0)), "a parked fetch is not answered yet");
+            assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(
+                    producer.send(WireClient.produce("demo", 0, ACKS_ALL, 30_000, 1)))).errorCode());
+            assertTrue(fetchedPartition(poll).records().sizeInBytes() > 0);
+            assertTrue(metricLines().containsAll(fetchResponses(1, 0, 0, 0)));
+
+            // past the end, nothing more comes: a long poll of 50 ms expires empty; one of 0 ms is empty at once
+            assertEquals(0, fetchedPartition(fetch(consumer, 50, 1)).records().sizeInBytes());
+            assertEquals(0, fetchedPartition(fetch(consumer, 0, 1)).records().sizeInBytes());
+            // an offset past the log end is an error
+            assertEquals(Errors.OFFSET_OUT_OF_RANGE.code(), fetchedPartition(fetch(consumer, 30_000, 99)).errorCode());
+        }
+        final List<String> lines = metricLines();
+        assertTrue(lines.containsAll(fetchResponses(1, 1, 1, 1)), String.join("\n", lines));
+
+        final Pattern state = Pattern.compile(".*\"fetch\":\\{\"dataTotal\":1,\"dataPerSec\":[0-9.]+,\"emptyMaxWaitTotal\":1,"
+                + "\"emptyMaxWaitPerSec\":[0-9.]+,\"emptyAtOnceTotal\":1,\"emptyAtOncePerSec\":[0-9.]+,\"errorTotal\":1,"
+                + "\"errorPerSec\":[0-9.]+}.*");
+        Waits.soon().pollInterval(Duration.ofMillis(50)).until(() -> state.matcher(get("/api/state").body()).matches());
+    }
+
+    private List<String> metricLines() throws Exception {
+        final HttpResponse<String> response = get("/metrics");
+        assertEquals(200, response.statusCode());
+        return response.body().lines().collect(Collectors.toList());
+    }
+
+    private static List<String> fetchResponses(int data, int emptyMaxWait, int emptyAtOnce, int error) {
+        return List.of("demo_broker_fetch_responses_total{outcome=\"data\"} " + data + ".0",
+                "demo_broker_fetch_responses_total{outcome=\"empty_max_wait\"} " + emptyMaxWait + ".0",
+                "demo_broker_fetch_responses_total{outcome=\"empty_at_once\"} " + emptyAtOnce + ".0",
+                "demo_broker_fetch_responses_total{outcome=\"error\"} " + error + ".0");
+    }
+
+    /** A fetch of partition 0 of demo from {@code offset}, {@code min.bytes} 1. */
+    private static CompletableFuture<Answer> fetch(WireClient client, int maxWaitMs, long offset) throws IOException {
+        return client.send(new FetchRequest(FetchTest.fetch(maxWaitMs, 1, offset), FETCH_BY_NAME));
+    }
+
+    /** The one partition of a fetch response without a top-level error. */
+    private static PartitionData fetchedPartition(CompletableFuture<Answer> answer) {
+        final FetchResponse response = (FetchResponse) DemoBrokerTest.answer(answer).response();
+        assertEquals(Errors.NONE.code(), response.data().errorCode());
+        return response.data().responses().get(0).partitions().get(0);
     }
 
     @Test

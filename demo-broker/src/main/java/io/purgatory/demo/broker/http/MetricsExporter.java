@@ -10,6 +10,7 @@ import io.prometheus.metrics.model.snapshots.Quantiles;
 import io.purgatory.LatencyHistogram;
 import io.purgatory.PurgatoryMetrics;
 import io.purgatory.demo.broker.BrokerStats;
+import io.purgatory.demo.broker.BrokerStats.FetchOutcome;
 import io.purgatory.demo.broker.DemoBroker;
 import io.purgatory.demo.broker.PartitionState;
 import java.io.ByteArrayOutputStream;
@@ -30,7 +31,8 @@ import java.util.List;
  *       {@code purgatory_expiry_lateness_max_seconds};</li>
  *   <li>the Kafka listener: {@code demo_broker_requests_total} by {@code api},
  *       {@code demo_broker_response_errors_total} by {@code api} and {@code error} (one per
- *       partition for produce), {@code demo_broker_connections},
+ *       partition for produce), {@code demo_broker_fetch_responses_total} by {@code outcome}
+ *       ({@link FetchOutcome#label()}), {@code demo_broker_connections},
  *       {@code demo_broker_received_bytes_total}, {@code demo_broker_sent_bytes_total};</li>
  *   <li>replication: {@code demo_broker_log_end_offset} by {@code topic}, {@code partition} and
  *       {@code replica}, {@code demo_broker_high_watermark}, {@code demo_broker_isr_size},
@@ -112,6 +114,15 @@ final class MetricsExporter {
                 .labelNames("api", "error")
                 .callback(cb -> stats.responseErrors().forEach((key, count) -> cb.call(count, key.api().name, key.error().name())))
                 .register(registry);
+        CounterWithCallback.builder().name("demo_broker_fetch_responses")
+                .help("Fetch responses by outcome: data (records on some partition), empty_max_wait (parked until max.wait.ms"
+                        + " passed), empty_at_once (empty without waiting), error (an error code, top-level or on a partition)")
+                .labelNames("outcome")
+                .callback(cb -> {
+                    for (FetchOutcome outcome : FetchOutcome.values()) {
+                        cb.call(stats.fetchResponses(outcome), outcome.label());
+                    }
+                }).register(registry);
         GaugeWithCallback.builder().name("demo_broker_connections")
                 .help("Kafka client connections open now")
                 .callback(cb -> cb.call(stats.connections())).register(registry);

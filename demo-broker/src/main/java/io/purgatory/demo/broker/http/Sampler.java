@@ -3,6 +3,7 @@ package io.purgatory.demo.broker.http;
 import io.purgatory.LatencyHistogram;
 import io.purgatory.PurgatoryMetrics;
 import io.purgatory.demo.broker.BrokerStats;
+import io.purgatory.demo.broker.BrokerStats.FetchOutcome;
 import io.purgatory.demo.broker.DemoBroker;
 import io.purgatory.demo.broker.PartitionState;
 import java.util.Map;
@@ -10,12 +11,15 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * Reads the broker's state into one JSON sample for the dashboard: produce outcomes (totals, and
- * rates per second since the previous sample), parked operations and expiry lateness per
+ * Reads the broker's state into one JSON sample for the dashboard: produce and fetch outcomes
+ * (totals, and rates per second since the previous sample), parked operations and expiry lateness per
  * purgatory, each follower's state, each partition's offsets and ISR, connections and bytes.
  *
  * <p>Produce outcomes are error codes in produce responses, one per partition: {@code NONE} is
- * acked, {@code REQUEST_TIMED_OUT} timed out, anything else an other error.
+ * acked, {@code REQUEST_TIMED_OUT} timed out, anything else an other error. Fetch outcomes are
+ * fetch responses by {@link FetchOutcome}, as {@code fetch.dataTotal}, {@code fetch.dataPerSec},
+ * {@code fetch.emptyMaxWaitTotal}, {@code fetch.emptyAtOnceTotal}, {@code fetch.errorTotal} and so
+ * on.
  *
  * <p>Not thread-safe: the previous totals and time are confined to the thread that calls
  * {@link #sample()} (the HTTP event loop).
@@ -26,6 +30,8 @@ final class Sampler {
     private long previousAcked;
     private long previousTimedOut;
     private long previousOtherErrors;
+    /** The previous fetch outcome totals, by ordinal. */
+    private final long[] previousFetches = new long[FetchOutcome.values().length];
 
     Sampler(DemoBroker broker) {
         this.broker = broker;
@@ -51,6 +57,15 @@ final class Sampler {
         previousAcked = outcomes.acked();
         previousTimedOut = outcomes.timedOut();
         previousOtherErrors = outcomes.otherErrors();
+
+        json.name("fetch").beginObject();
+        for (FetchOutcome outcome : FetchOutcome.values()) {
+            final long total = broker.stats().fetchResponses(outcome);
+            json.name(key(outcome) + "Total").value(total)
+                    .name(key(outcome) + "PerSec").value((total - previousFetches[outcome.ordinal()]) / seconds);
+            previousFetches[outcome.ordinal()] = total;
+        }
+        json.endObject();
 
         json.name("purgatories").beginArray();
         for (PurgatoryMetrics metrics : broker.purgatoryMetrics()) {
@@ -100,6 +115,16 @@ final class Sampler {
                 .name("bytesIn").value(stats.bytesIn())
                 .name("bytesOut").value(stats.bytesOut());
         return json.endObject().toString();
+    }
+
+    /** The JSON name of a fetch outcome, before {@code Total} or {@code PerSec}. */
+    private static String key(FetchOutcome outcome) {
+        return switch (outcome) {
+            case DATA -> "data";
+            case EMPTY_MAX_WAIT -> "emptyMaxWait";
+            case EMPTY_AT_ONCE -> "emptyAtOnce";
+            case ERROR -> "error";
+        };
     }
 
     /** Produce response error codes, grouped as the dashboard shows them. */
