@@ -6,7 +6,7 @@
 (function () {
   const HISTORY_MS = 180 * 1000;
   const COLORS = {
-    acked: '#2e9e5b', timedOut: '#d64545', errors: '#e08a1e', parked: '#3b6fd8',
+    acked: '#2e9e5b', timedOut: '#d64545', errors: '#e08a1e', parked: '#3b6fd8', emptyMaxWait: '#3b6fd8', emptyAtOnce: '#8a4fd1',
     p50: '#3b6fd8', p99: '#8a4fd1', max: '#d64545', stalled: 'rgba(214, 69, 69, 0.08)'
   };
   const PURGATORY_COLORS = ['#3b6fd8', '#2e9e5b', '#e08a1e', '#8a4fd1'];
@@ -82,6 +82,10 @@
     $('timed-out-total').textContent = whole(s.produce.timedOutTotal);
     $('errors-rate').textContent = perSecond(s.produce.otherErrorsPerSec);
     $('errors-total').textContent = whole(s.produce.otherErrorsTotal);
+    $('fetch-data-total').textContent = whole(s.fetch.dataTotal);
+    $('fetch-empty-max-wait-total').textContent = whole(s.fetch.emptyMaxWaitTotal);
+    $('fetch-empty-at-once-total').textContent = whole(s.fetch.emptyAtOnceTotal);
+    $('fetch-error-total').textContent = whole(s.fetch.errorTotal);
     $('parked').textContent = whole(s.purgatories.reduce((sum, p) => sum + p.delayed, 0));
     $('parked-detail').textContent = s.purgatories.map((p) => p.name + ' ' + whole(p.delayed)).join(', ');
     const late = s.purgatories.reduce((worst, p) => (p.latenessMaxMs > worst.latenessMaxMs ? p : worst), s.purgatories[0]);
@@ -104,6 +108,12 @@
       { label: 'acked', color: COLORS.acked, value: (s) => s.produce.ackedPerSec },
       { label: 'timed out', color: COLORS.timedOut, value: (s) => s.produce.timedOutPerSec },
       { label: 'other errors', color: COLORS.errors, value: (s) => s.produce.otherErrorsPerSec }
+    ], stalled);
+    chart($('chart-fetches'), $('legend-fetches'), [
+      { label: 'with data', color: COLORS.acked, value: (s) => s.fetch.dataPerSec },
+      { label: 'empty at max.wait.ms', color: COLORS.emptyMaxWait, value: (s) => s.fetch.emptyMaxWaitPerSec },
+      { label: 'empty at once', color: COLORS.emptyAtOnce, value: (s) => s.fetch.emptyAtOncePerSec },
+      { label: 'errors', color: COLORS.errors, value: (s) => s.fetch.errorPerSec }
     ], stalled);
     const names = samples[samples.length - 1].purgatories.map((p) => p.name);
     chart($('chart-parked'), $('legend-parked'), names.map((name, i) => ({

@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Level;
 import java.util.stream.Collectors;
+import org.apache.kafka.common.requests.FetchRequest;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
@@ -39,7 +40,7 @@ import org.openqa.selenium.logging.LoggingPreferences;
 /**
  * The dashboard in a real browser: headless Chromium, driven through Debian's chromedriver by
  * Selenium, against an in-process broker under {@code acks=-1} load. The page loads without
- * console errors, its counters move, clicking "stall" on follower 2 makes the timed-out count
+ * console errors, its counters move, a consumer's fetch shows in the fetch chart's totals, clicking "stall" on follower 2 makes the timed-out count
  * rise and "resume" brings acks back, twice; a screenshot taken during the second stall is
  * written to {@code target/dashboard-stall.png}.
  *
@@ -53,6 +54,7 @@ class DashboardBrowserTest {
     private static final Path CHROMEDRIVER = Path.of(System.getProperty("chromedriver.binary", "/usr/bin/chromedriver"));
     private static final Path SCREENSHOT = Path.of("target", "dashboard-stall.png");
     private static final short ACKS_ALL = -1;
+    private static final short FETCH_BY_NAME = 12;
 
     private DemoBroker broker;
     private DashboardServer dashboard;
@@ -103,6 +105,11 @@ class DashboardBrowserTest {
         final long ackedAtFirst = page().until(() -> count("acked-total"), acked -> acked > 0);
         page().until(() -> count("acked-total") > ackedAtFirst); // the counters move
         assertEquals("fetching", replicaState(2));
+
+        assertTrue(driver.findElement(By.id("chart-fetches")).isDisplayed());
+        assertTrue(text("legend-fetches").contains("empty at max.wait.ms"), text("legend-fetches"));
+        client.send(new FetchRequest(FetchTest.fetch(500, 1, 0), FETCH_BY_NAME)); // the load commits records soon
+        page().until(() -> count("fetch-data-total") == 1);
 
         stallResumeCycle();
         stallResumeCycle();
