@@ -159,7 +159,7 @@ class DashboardBrowserTest {
         final ChromeOptions options = new ChromeOptions()
                 .setBinary(CHROMIUM.toFile())
                 .addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                        "--window-size=1400,1000", "--hide-scrollbars");
+                        "--window-size=1400,1200", "--hide-scrollbars");
         options.setCapability("goog:loggingPrefs", logging);
         final ChromeDriverService service = new ChromeDriverService.Builder()
                 .usingDriverExecutable(new File(CHROMEDRIVER.toString()))
