@@ -121,8 +121,8 @@ final class ReplicaManager implements AutoCloseable {
      * at once when {@code maxWaitMs <= 0}, when there are no partitions, when some partition cannot
      * be read or when {@code minBytes} of committed data are there already; otherwise when a high
      * watermark move brings enough, or at {@code maxWaitMs} with what is there then (the one case
-     * it is told the fetch expired). See
-     * {@link DelayedFetch} for the two forms a parked fetch watches in.
+     * it is told the fetch expired). See {@link DelayedFetch} for the two forms a parked fetch
+     * watches in.
      */
     void fetchMessages(long maxWaitMs, int minBytes, int maxBytes, List<PartitionFetch> partitions,
                        DelayedFetch.Completion responder) {
