@@ -16,6 +16,7 @@ import io.netty.handler.codec.LengthFieldPrepender;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.purgatory.PurgatoryMetrics;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -53,7 +54,7 @@ public final class DemoBroker implements AutoCloseable {
     private final Object closeLock = new Object();
     private boolean closed; // guarded by closeLock
 
-    private DemoBroker(BrokerConfig config) throws InterruptedException {
+    private DemoBroker(BrokerConfig config) throws IOException, InterruptedException {
         this.config = config;
         this.replicaManager = new ReplicaManager(config);
         final KafkaApis apis = new KafkaApis(replicaManager);
@@ -78,20 +79,26 @@ public final class DemoBroker implements AutoCloseable {
                     .bind(config.port())
                     .sync()
                     .channel();
-        } catch (InterruptedException | RuntimeException e) {
+        } catch (Exception e) { // sync() rethrows bind's checked exceptions (a BindException) undeclared
             shutDownEventLoops();
             replicaManager.close();
-            throw e;
+            if (e instanceof IOException io) {
+                throw io;
+            }
+            if (e instanceof InterruptedException interrupted) {
+                throw interrupted;
+            }
+            throw e instanceof RuntimeException runtime ? runtime : new IllegalStateException(e);
         }
     }
 
     /**
-     * Binds the port and starts serving.
+     * Binds the port and starts serving. When it cannot, it releases everything it started (event
+     * loops, the purgatory with its timer, reaper and JMX name, the follower thread) and throws.
      *
-     * @throws io.netty.channel.ChannelException or another exception from bind, e.g. when the
-     *     port is taken
+     * @throws IOException from bind, e.g. a {@link java.net.BindException} when the port is taken
      */
-    public static DemoBroker start(BrokerConfig config) throws InterruptedException {
+    public static DemoBroker start(BrokerConfig config) throws IOException, InterruptedException {
         final DemoBroker broker = new DemoBroker(config);
         log.info("demo broker listening on port {}: topics {}, {} follower(s) per partition, replica lag {}±{} ms, min.insync.replicas {}",
                 broker.port(), config.topics(), config.followers(), config.replicaLagMs(), config.replicaLagJitterMs(),
