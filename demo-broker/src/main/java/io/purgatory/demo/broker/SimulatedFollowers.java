@@ -219,12 +219,8 @@ final class SimulatedFollowers implements AutoCloseable {
 
     private void checkIsr() {
         final long nowMs = scheduler.nowMs();
-        final boolean[] fetching = new boolean[followers];
-        for (int i = 0; i < followers; i++) {
-            fetching[i] = !isStalled(i + 1);
-        }
         for (Partition partition : partitions) {
-            if (partition.maybeShrinkIsr(nowMs, fetching)) {
+            if (partition.maybeShrinkIsr(nowMs)) {
                 log.info("ISR of {} shrank to {}", partition, partition.isr());
                 listener.isrChanged(partition);
             }
