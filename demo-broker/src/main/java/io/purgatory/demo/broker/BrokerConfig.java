@@ -23,6 +23,8 @@ import java.util.TreeSet;
  * @param maxFrameBytes largest request frame accepted; a larger one closes the connection
  * @param maxInFlightPerConnection requests a connection may have awaiting responses before the
  *     broker stops reading from it
+ * @param maxParkedRequests acks=-1 produces the purgatory may hold in total; past it one is answered
+ *     at once with {@code THROTTLING_QUOTA_EXCEEDED} and appends nothing
  */
 public record BrokerConfig(
         int port,
@@ -36,7 +38,8 @@ public record BrokerConfig(
         long replicaLagTimeMaxMs,
         int minInsyncReplicas,
         int maxFrameBytes,
-        int maxInFlightPerConnection) {
+        int maxInFlightPerConnection,
+        int maxParkedRequests) {
 
     public static final int DEFAULT_PORT = 9092;
     public static final String DEFAULT_TOPIC = "demo";
@@ -62,6 +65,7 @@ public record BrokerConfig(
                 "min in-sync replicas must be 1.." + (followers + 1) + " (leader + followers), was " + minInsyncReplicas);
         require(maxFrameBytes >= 1024, "max frame bytes must be >= 1024, was " + maxFrameBytes);
         require(maxInFlightPerConnection >= 1, "max in-flight requests per connection must be >= 1, was " + maxInFlightPerConnection);
+        require(maxParkedRequests >= 1, "max parked requests must be >= 1, was " + maxParkedRequests);
     }
 
     public static Builder builder() {
@@ -88,6 +92,7 @@ public record BrokerConfig(
         private int minInsyncReplicas = 2;
         private int maxFrameBytes = 16 * 1024 * 1024;
         private int maxInFlightPerConnection = 1024;
+        private int maxParkedRequests = 100_000;
 
         private Builder() {
         }
@@ -146,10 +151,16 @@ public record BrokerConfig(
             return this;
         }
 
+        public Builder maxParkedRequests(int maxParkedRequests) {
+            this.maxParkedRequests = maxParkedRequests;
+            return this;
+        }
+
         public BrokerConfig build() {
             final Map<String, Integer> topicsOrDefault = topics.isEmpty() ? Map.of(DEFAULT_TOPIC, DEFAULT_PARTITIONS) : topics;
             return new BrokerConfig(port, topicsOrDefault, followers, replicaLagMs, replicaLagJitterMs, stalledReplicas,
-                    stallMs, healthyMs, replicaLagTimeMaxMs, minInsyncReplicas, maxFrameBytes, maxInFlightPerConnection);
+                    stallMs, healthyMs, replicaLagTimeMaxMs, minInsyncReplicas, maxFrameBytes, maxInFlightPerConnection,
+                    maxParkedRequests);
         }
     }
 }

@@ -108,6 +108,11 @@ public final class BrokerMain implements Callable<Integer> {
                     + " (Kafka reads one at a time). Default: ${DEFAULT-VALUE}.")
     int maxInFlightPerConnection;
 
+    @Option(names = "--max-parked-requests", paramLabel = "N", defaultValue = "100000",
+            description = "acks=-1 produces waiting for replicas, all connections together; past N one is answered at once"
+                    + " with THROTTLING_QUOTA_EXCEEDED (retriable) and nothing is appended. Default: ${DEFAULT-VALUE}.")
+    int maxParkedRequests;
+
     @Option(names = "--console",
             description = "Read commands from standard input: 'stall ID', 'resume ID', 'isr', 'quit'.")
     boolean console;
@@ -161,7 +166,8 @@ public final class BrokerMain implements Callable<Integer> {
                 .replicaLagTimeMaxMs(replicaLagTimeMaxMs)
                 .minInsyncReplicas(minInsyncReplicas)
                 .maxFrameBytes(maxFrameBytes)
-                .maxInFlightPerConnection(maxInFlightPerConnection);
+                .maxInFlightPerConnection(maxInFlightPerConnection)
+                .maxParkedRequests(maxParkedRequests);
         topics.forEach(topic -> builder.topic(topic.name(), topic.partitions()));
         stalledReplicas.forEach(builder::stallReplica);
         try {

@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * <p>Frames are a 4-byte big-endian length and a request; a negative length or one above
  * {@link BrokerConfig#maxFrameBytes()} closes that connection. A connection with
  * {@link BrokerConfig#maxInFlightPerConnection()} requests awaiting responses is not read from
- * until one is answered.
+ * until one is answered. A connection that closes takes its parked produces out of the purgatory.
  *
  * <p>{@link #close()} loses no request: it stops accepting, answers every parked produce (the
  * partitions still waiting get {@code REQUEST_TIMED_OUT}), waits until those responses are flushed,
@@ -138,6 +138,11 @@ public final class DemoBroker implements AutoCloseable {
     /** The leader's log end offset of a partition: the number of records appended to it. */
     public long logEndOffset(String topic, int partition) {
         return partition(topic, partition).leaderEndOffset();
+    }
+
+    /** acks=-1 produces parked in the purgatory now, waiting for replicas or their timeout. */
+    public int parkedProduces() {
+        return replicaManager.parkedProduces();
     }
 
     /** Completed, expired and parked counts of the produce purgatory. */

@@ -1,5 +1,6 @@
 package io.purgatory.demo.broker;
 
+import io.purgatory.DelayedOperation;
 import io.purgatory.demo.broker.ReplicaManager.PartitionAppend;
 import io.purgatory.demo.broker.ReplicaManager.Topic;
 import java.util.ArrayList;
@@ -140,8 +141,11 @@ final class KafkaApis {
             replicaManager.appendRecords(request.acks(), request.timeout(), appends, results -> { });
             return;
         }
-        replicaManager.appendRecords(request.acks(), request.timeout(), appends,
+        final DelayedProduce parked = replicaManager.appendRecords(request.acks(), request.timeout(), appends,
                 results -> responder.send(produceResponse(topics, results)));
+        if (parked != null) {
+            responder.awaits(parked);
+        }
     }
 
     private Topic resolve(TopicProduceData topicData) {
@@ -209,5 +213,12 @@ final class KafkaApis {
 
         /** The request gets no response ({@code acks=0}). */
         void noResponse();
+
+        /**
+         * The response waits for {@code operation}, a parked produce: if the connection closes
+         * first, the responder completes it at once (its response goes nowhere), so the purgatory
+         * does not hold it until its timeout. Called on the thread handling the request.
+         */
+        void awaits(DelayedOperation operation);
     }
 }

@@ -25,7 +25,11 @@ import org.slf4j.LoggerFactory;
  * <p>Back-pressure, like a Kafka broker muting a channel: while {@code maxInFlight} requests of
  * this connection await their responses, further frames wait here unhandled and the socket is not
  * read (nor while it cannot take more responses), so one client cannot make the broker hold
- * unbounded work.
+ * unbounded work. At the limit the socket is still read until a frame waits (at most one read's
+ * worth of frames is held), so that a client closing its connection is noticed even then.
+ *
+ * <p>When the connection closes, its parked produces leave the purgatory at once
+ * ({@link ResponseQueue#abandon}): a Kafka broker keeps them until their timeout.
  *
  * <p>One instance per channel; not thread-safe, confined to the channel's event loop.
  */
@@ -58,6 +62,12 @@ final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
     public void handlerRemoved(ChannelHandlerContext ctx) {
         unhandled.forEach(ByteBuf::release);
         unhandled.clear();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        responses.abandon();
+        ctx.fireChannelInactive();
     }
 
     @Override
@@ -106,7 +116,7 @@ final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
         } finally {
             handling = false;
         }
-        ctx.channel().config().setAutoRead(unhandled.isEmpty() && responses.inFlight() < maxInFlight && ctx.channel().isWritable());
+        ctx.channel().config().setAutoRead(unhandled.isEmpty() && ctx.channel().isWritable());
     }
 
     private void handle(ByteBuffer buffer) {

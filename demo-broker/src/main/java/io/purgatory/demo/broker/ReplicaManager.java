@@ -31,6 +31,7 @@ final class ReplicaManager implements AutoCloseable {
     private final Map<Uuid, Topic> topicsById = new LinkedHashMap<>();
     private final DelayedOperationPurgatory<DelayedProduce> producePurgatory;
     private final SimulatedFollowers followers;
+    private final int maxParkedRequests;
 
     /** A topic: its name, its id (produce v13+ and metadata use it) and its partitions by index. */
     record Topic(String name, Uuid id, List<Partition> partitions) {
@@ -65,6 +66,7 @@ final class ReplicaManager implements AutoCloseable {
             all.addAll(partitions);
         });
         this.producePurgatory = new DelayedOperationPurgatory<>("produce");
+        this.maxParkedRequests = config.maxParkedRequests();
         this.followers = new SimulatedFollowers(config, all, new SimulatedFollowers.Listener() {
             @Override
             public void highWatermarkMoved(Partition partition, long highWatermark) {
@@ -98,18 +100,32 @@ final class ReplicaManager implements AutoCloseable {
         return producePurgatory.metrics();
     }
 
+    /** acks=-1 produces waiting in the purgatory now. */
+    int parkedProduces() {
+        return producePurgatory.numDelayed();
+    }
+
     /**
      * Appends each partition's records on the leader and calls {@code responder} once with one
      * result per partition, in order: at once for {@code acks} 0 and 1, and for {@code acks=-1}
      * when every ISR replica has the records or {@code timeoutMs} passes, whichever is first.
      * An {@code acks=-1} produce to a partition whose ISR is below the minimum is refused with
-     * {@link Errors#NOT_ENOUGH_REPLICAS} and appends nothing there.
+     * {@link Errors#NOT_ENOUGH_REPLICAS} and appends nothing there. While
+     * {@link BrokerConfig#maxParkedRequests()} produces are parked, an {@code acks=-1} produce is
+     * refused with {@link Errors#THROTTLING_QUOTA_EXCEEDED} and appends nothing (the check and the
+     * parking are not atomic: concurrent connections may overshoot the cap by a few).
+     *
+     * @return the produce it parked (it may have completed already), or {@code null} when none
+     *     was needed and {@code responder} has been called
      */
-    void appendRecords(short acks, long timeoutMs, List<PartitionAppend> appends, Consumer<List<ProduceResult>> responder) {
+    DelayedProduce appendRecords(short acks, long timeoutMs, List<PartitionAppend> appends, Consumer<List<ProduceResult>> responder) {
         final List<ProduceResult> results = new ArrayList<>(appends.size());
         final Map<TopicPartition, Long> requiredEndOffsets = new LinkedHashMap<>();
+        final boolean overCap = acks == -1 && producePurgatory.numDelayed() >= maxParkedRequests;
         for (PartitionAppend append : appends) {
-            final ProduceResult result = append(acks, append);
+            final ProduceResult result = overCap && append.refused() == null
+                    ? ProduceResult.failed(Errors.THROTTLING_QUOTA_EXCEEDED)
+                    : append(acks, append);
             if (result.waitsFor() != null) {
                 requiredEndOffsets.merge(result.waitsFor().topicPartition(), result.endOffset(), Math::max);
             }
@@ -117,9 +133,11 @@ final class ReplicaManager implements AutoCloseable {
         }
         if (requiredEndOffsets.isEmpty()) {
             responder.accept(results);
-        } else {
-            producePurgatory.tryCompleteElseWatch(new DelayedProduce(Math.max(0, timeoutMs), results, responder), requiredEndOffsets);
+            return null;
         }
+        final DelayedProduce produce = new DelayedProduce(Math.max(0, timeoutMs), results, responder);
+        producePurgatory.tryCompleteElseWatch(produce, requiredEndOffsets);
+        return produce;
     }
 
     private ProduceResult append(short acks, PartitionAppend append) {

@@ -1,11 +1,14 @@
 package io.purgatory.demo.broker;
 
 import io.netty.buffer.Unpooled;
+import io.purgatory.DelayedOperation;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.socket.SocketChannel;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.requests.AbstractResponse;
@@ -19,9 +22,13 @@ import org.apache.kafka.common.requests.ResponseHeader;
  * A request reserves a slot when it arrives; its response fills the slot from any thread; the
  * filled slots at the head of the queue are written out.
  *
- * <p>Thread-safe by confinement: {@link #reserve} and every change to the queue run on the
- * channel's event loop; {@link Slot#send} serialises on the calling thread and hands the bytes to
- * the event loop.
+ * <p>When the connection closes, {@link #abandon} completes the parked produces its slots wait for,
+ * so that they leave the purgatory at once instead of at their timeout; responses that come after
+ * that are dropped without being serialised.
+ *
+ * <p>Thread-safe by confinement: {@link #reserve}, {@link #abandon} and every change to the queue
+ * run on the channel's event loop; {@link Slot#send} serialises on the calling thread and hands the
+ * bytes to the event loop; {@code abandoned} is volatile, written on the event loop.
  */
 final class ResponseQueue {
     /** How long a half-closed connection waits for the client to close its side. */
@@ -32,6 +39,7 @@ final class ResponseQueue {
     private final ArrayDeque<Slot> slots = new ArrayDeque<>(); // event loop only
     private ChannelFuture lastWrite; // event loop only
     private boolean closing; // event loop only
+    private volatile boolean abandoned; // written on the event loop
 
     /** @param onResponsesWritten runs on the event loop after responses left the queue */
     ResponseQueue(Channel channel, Runnable onResponsesWritten) {
@@ -68,6 +76,22 @@ final class ResponseQueue {
                 lastWrite.addListener(written -> halfCloseThenLinger());
             }
         });
+    }
+
+    /**
+     * The connection has closed: completes every parked produce a slot still waits for (its
+     * response goes nowhere) and drops the slots. On the event loop.
+     */
+    void abandon() {
+        abandoned = true;
+        final List<DelayedOperation> awaited = new ArrayList<>();
+        for (Slot slot : slots) {
+            if (slot.awaited != null) {
+                awaited.add(slot.awaited);
+            }
+        }
+        slots.clear();
+        awaited.forEach(DelayedOperation::forceComplete);
     }
 
     /** Whether {@link #closeAfterFlush} was called: requests are no longer handled. On the event loop. */
@@ -120,6 +144,7 @@ final class ResponseQueue {
         private final RequestHeader header;
         private ByteBuffer bytes; // event loop only
         private boolean done; // event loop only
+        private DelayedOperation awaited; // event loop only
 
         private Slot(RequestHeader header) {
             this.header = header;
@@ -127,6 +152,9 @@ final class ResponseQueue {
 
         @Override
         public void send(AbstractResponse response) {
+            if (abandoned) {
+                return;
+            }
             final ResponseHeader responseHeader = header.toResponseHeader();
             final ByteBuffer serialized = RequestUtils.serialize(responseHeader.data(), responseHeader.headerVersion(),
                     response.data(), header.apiVersion());
@@ -142,6 +170,11 @@ final class ResponseQueue {
         @Override
         public void noResponse() {
             fill(null);
+        }
+
+        @Override
+        public void awaits(DelayedOperation operation) {
+            awaited = operation;
         }
 
         private void fill(ByteBuffer serialized) {
