@@ -25,6 +25,9 @@ import java.util.TreeSet;
  *     broker stops reading from it
  * @param maxParkedRequests acks=-1 produces the purgatory may hold in total; past it one is answered
  *     at once with {@code THROTTLING_QUOTA_EXCEEDED} and appends nothing
+ * @param maxConnections open client connections; past it a new one is accepted and closed at once
+ * @param idleTimeoutMs a connection with no request in flight that reads nothing for this long is
+ *     closed (Kafka's {@code connections.max.idle.ms})
  */
 public record BrokerConfig(
         int port,
@@ -39,7 +42,9 @@ public record BrokerConfig(
         int minInsyncReplicas,
         int maxFrameBytes,
         int maxInFlightPerConnection,
-        int maxParkedRequests) {
+        int maxParkedRequests,
+        int maxConnections,
+        long idleTimeoutMs) {
 
     public static final int DEFAULT_PORT = 9092;
     public static final String DEFAULT_TOPIC = "demo";
@@ -66,6 +71,8 @@ public record BrokerConfig(
         require(maxFrameBytes >= 1024, "max frame bytes must be >= 1024, was " + maxFrameBytes);
         require(maxInFlightPerConnection >= 1, "max in-flight requests per connection must be >= 1, was " + maxInFlightPerConnection);
         require(maxParkedRequests >= 1, "max parked requests must be >= 1, was " + maxParkedRequests);
+        require(maxConnections >= 1, "max connections must be >= 1, was " + maxConnections);
+        require(idleTimeoutMs >= 1, "idle timeout must be >= 1 ms, was " + idleTimeoutMs);
     }
 
     public static Builder builder() {
@@ -93,6 +100,8 @@ public record BrokerConfig(
         private int maxFrameBytes = 16 * 1024 * 1024;
         private int maxInFlightPerConnection = 1024;
         private int maxParkedRequests = 100_000;
+        private int maxConnections = 1_000;
+        private long idleTimeoutMs = 600_000;
 
         private Builder() {
         }
@@ -156,11 +165,21 @@ public record BrokerConfig(
             return this;
         }
 
+        public Builder maxConnections(int maxConnections) {
+            this.maxConnections = maxConnections;
+            return this;
+        }
+
+        public Builder idleTimeoutMs(long idleTimeoutMs) {
+            this.idleTimeoutMs = idleTimeoutMs;
+            return this;
+        }
+
         public BrokerConfig build() {
             final Map<String, Integer> topicsOrDefault = topics.isEmpty() ? Map.of(DEFAULT_TOPIC, DEFAULT_PARTITIONS) : topics;
             return new BrokerConfig(port, topicsOrDefault, followers, replicaLagMs, replicaLagJitterMs, stalledReplicas,
                     stallMs, healthyMs, replicaLagTimeMaxMs, minInsyncReplicas, maxFrameBytes, maxInFlightPerConnection,
-                    maxParkedRequests);
+                    maxParkedRequests, maxConnections, idleTimeoutMs);
         }
     }
 }

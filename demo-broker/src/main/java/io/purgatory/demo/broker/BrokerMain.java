@@ -113,6 +113,16 @@ public final class BrokerMain implements Callable<Integer> {
                     + " with THROTTLING_QUOTA_EXCEEDED (retriable) and nothing is appended. Default: ${DEFAULT-VALUE}.")
     int maxParkedRequests;
 
+    @Option(names = "--max-connections", paramLabel = "N", defaultValue = "1000",
+            description = "Open client connections; past N a new one is accepted and closed at once (logged at most once"
+                    + " every 10 s). Keep it below the open file limit (ulimit -n). Default: ${DEFAULT-VALUE}.")
+    int maxConnections;
+
+    @Option(names = "--idle-timeout-ms", paramLabel = "MS", defaultValue = "600000",
+            description = "A connection with no request in flight that sends nothing for MS is closed (Kafka's"
+                    + " connections.max.idle.ms). Default: ${DEFAULT-VALUE}.")
+    long idleTimeoutMs;
+
     @Option(names = "--console",
             description = "Read commands from standard input: 'stall ID', 'resume ID', 'isr', 'quit'.")
     boolean console;
@@ -167,7 +177,9 @@ public final class BrokerMain implements Callable<Integer> {
                 .minInsyncReplicas(minInsyncReplicas)
                 .maxFrameBytes(maxFrameBytes)
                 .maxInFlightPerConnection(maxInFlightPerConnection)
-                .maxParkedRequests(maxParkedRequests);
+                .maxParkedRequests(maxParkedRequests)
+                .maxConnections(maxConnections)
+                .idleTimeoutMs(idleTimeoutMs);
         topics.forEach(topic -> builder.topic(topic.name(), topic.partitions()));
         stalledReplicas.forEach(builder::stallReplica);
         try {

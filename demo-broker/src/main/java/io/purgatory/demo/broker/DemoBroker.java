@@ -13,6 +13,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.purgatory.PurgatoryMetrics;
@@ -20,6 +21,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,6 +34,10 @@ import org.slf4j.LoggerFactory;
  * {@link BrokerConfig#maxFrameBytes()} closes that connection. A connection with
  * {@link BrokerConfig#maxInFlightPerConnection()} requests awaiting responses is not read from
  * until one is answered. A connection that closes takes its parked produces out of the purgatory.
+ * Past {@link BrokerConfig#maxConnections()} open connections a new one is accepted and closed at
+ * once; a connection with nothing in flight that sends nothing for
+ * {@link BrokerConfig#idleTimeoutMs()} is closed. Refused connections and failing accepts (no file
+ * descriptors left) are logged at most once every {@value #WARNING_PERIOD_MS} ms.
  *
  * <p>{@link #close()} loses no request: it stops accepting, answers every parked produce (the
  * partitions still waiting get {@code REQUEST_TIMED_OUT}), waits until those responses are flushed,
@@ -39,17 +45,22 @@ import org.slf4j.LoggerFactory;
  * closes it when the client closes its side or a second later, and stops the event loops.
  *
  * <p>Thread-safe: start it with {@link #start}; {@link #close()} is idempotent and may be called
- * from any thread (a shutdown hook, say).
+ * from any thread (a shutdown hook, say). {@code openConnections} is atomic; {@code closed} is
+ * guarded by {@code closeLock}.
  */
 public final class DemoBroker implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(DemoBroker.class);
     private static final long CLOSE_TIMEOUT_MS = 10_000;
+    /** A resource problem (connections refused, accepts failing) is logged at most once per this period. */
+    static final long WARNING_PERIOD_MS = 10_000;
 
     private final BrokerConfig config;
     private final ReplicaManager replicaManager;
     private final EventLoopGroup acceptors;
     private final EventLoopGroup workers;
     private final ChannelGroup connections;
+    private final AtomicInteger openConnections = new AtomicInteger();
+    private final ThrottledWarning connectionsRefused = new ThrottledWarning(log::warn, WARNING_PERIOD_MS, System::nanoTime);
     private final Channel serverChannel;
     private final Object closeLock = new Object();
     private boolean closed; // guarded by closeLock
@@ -65,12 +76,22 @@ public final class DemoBroker implements AutoCloseable {
             this.serverChannel = new ServerBootstrap()
                     .group(acceptors, workers)
                     .channel(NioServerSocketChannel.class)
+                    .handler(new AcceptErrorHandler(new ThrottledWarning(log::warn, WARNING_PERIOD_MS, System::nanoTime)))
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel channel) {
+                            if (openConnections.incrementAndGet() > config.maxConnections()) {
+                                openConnections.decrementAndGet();
+                                connectionsRefused.warn("refusing connections: " + config.maxConnections()
+                                        + " are open (--max-connections); a new one is closed at once");
+                                channel.close();
+                                return;
+                            }
+                            channel.closeFuture().addListener(closed -> openConnections.decrementAndGet());
                             connections.add(channel);
                             channel.pipeline()
+                                    .addLast("idle", new IdleStateHandler(config.idleTimeoutMs(), 0, 0, TimeUnit.MILLISECONDS))
                                     .addLast("frames", new LengthFieldBasedFrameDecoder(config.maxFrameBytes(), 0, 4, 0, 4))
                                     .addLast("length", new LengthFieldPrepender(4))
                                     .addLast("requests", new KafkaRequestHandler(apis, config.maxInFlightPerConnection()));

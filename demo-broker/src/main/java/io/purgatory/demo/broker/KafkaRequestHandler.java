@@ -3,6 +3,7 @@ package io.purgatory.demo.broker;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.timeout.IdleStateEvent;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -27,6 +28,9 @@ import org.slf4j.LoggerFactory;
  * read (nor while it cannot take more responses), so one client cannot make the broker hold
  * unbounded work. At the limit the socket is still read until a frame waits (at most one read's
  * worth of frames is held), so that a client closing its connection is noticed even then.
+ *
+ * <p>A connection that has read nothing for the idle timeout ({@link IdleStateEvent} from the
+ * pipeline's {@code IdleStateHandler}) and owes no response is closed.
  *
  * <p>When the connection closes, its parked produces leave the purgatory at once
  * ({@link ResponseQueue#abandon}): a Kafka broker keeps them until their timeout.
@@ -80,6 +84,16 @@ final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         handleFrames();
         ctx.fireChannelWritabilityChanged();
+    }
+
+    /** Closes the connection when it has read nothing for the idle timeout and owes no response. */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+        if (event instanceof IdleStateEvent && responses.inFlight() == 0 && unhandled.isEmpty()) {
+            log.debug("closing idle connection from {}", ctx.channel().remoteAddress());
+            ctx.close();
+        }
+        ctx.fireUserEventTriggered(event);
     }
 
     @Override
