@@ -18,13 +18,18 @@ import org.apache.kafka.common.protocol.Errors;
  * {@link Errors#NOT_ENOUGH_REPLICAS_AFTER_APPEND} when the ISR shrank below the minimum). When the
  * timeout passes first, the preset results are what the client gets.
  *
+ * <p>When the broker shuts down, {@link #completeLeaderGone} answers the partitions still waiting
+ * with {@link Errors#NOT_LEADER_OR_FOLLOWER} instead.
+ *
  * <p>Thread-safe through the purgatory's contract: the results are read and written only in
- * {@link #tryComplete} and {@link #onComplete}, which run under this operation's lock. The
+ * {@link #tryComplete} and {@link #onComplete}, which run under this operation's lock;
+ * {@code leaderGone} is volatile, written before the {@code forceComplete} that reads it. The
  * responder runs exactly once, on whichever thread completed the operation.
  */
 final class DelayedProduce extends DelayedOperation {
     private final List<ProduceResult> results;
     private final Consumer<List<ProduceResult>> responder;
+    private volatile Errors leaderGone; // set once by completeLeaderGone, read in onComplete
 
     /**
      * @param results one per partition of the request, in request order; those with a
@@ -53,8 +58,26 @@ final class DelayedProduce extends DelayedOperation {
         return allDone && forceComplete();
     }
 
+    /**
+     * The leader is going away (the broker is shutting down): completes the produce now, with
+     * {@code error} for the partitions still waiting, as Kafka answers a produce whose leader
+     * moved with {@link Errors#NOT_LEADER_OR_FOLLOWER}. Any thread.
+     */
+    void completeLeaderGone(Errors error) {
+        leaderGone = error;
+        forceComplete();
+    }
+
     @Override
     public void onComplete() {
+        final Errors gone = leaderGone;
+        if (gone != null) {
+            for (int i = 0; i < results.size(); i++) {
+                if (results.get(i).waitsFor() != null) {
+                    results.set(i, ProduceResult.failed(gone));
+                }
+            }
+        }
         responder.accept(List.copyOf(results));
     }
 

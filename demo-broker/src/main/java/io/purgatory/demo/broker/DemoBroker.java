@@ -40,9 +40,10 @@ import org.slf4j.LoggerFactory;
  * descriptors left) are logged at most once every {@value #WARNING_PERIOD_MS} ms.
  *
  * <p>{@link #close()} loses no request: it stops accepting, answers every parked produce (the
- * partitions still waiting get {@code REQUEST_TIMED_OUT}), waits until those responses are flushed,
- * half-closes each connection so that its client reads them all (requests arriving now are dropped),
- * closes it when the client closes its side or a second later, and stops the event loops.
+ * partitions still waiting get {@code NOT_LEADER_OR_FOLLOWER}, as from a Kafka leader that moves
+ * away), waits until those responses are flushed, half-closes each connection so that its client
+ * reads them all (requests arriving now are dropped), closes it when the client closes its side or
+ * a second later, and stops the event loops.
  *
  * <p>Thread-safe: start it with {@link #start}; {@link #close()} is idempotent and may be called
  * from any thread (a shutdown hook, say). {@code openConnections} is atomic; {@code closed} is

@@ -24,7 +24,8 @@ import org.apache.kafka.common.protocol.Errors;
  * lock held.
  *
  * <p>Thread-safe: the topic maps are built in the constructor and never change; partition state is
- * guarded by each {@link Partition}; the purgatory and {@link SimulatedFollowers} are thread-safe.
+ * guarded by each {@link Partition}; the purgatory and {@link SimulatedFollowers} are thread-safe;
+ * {@code stopped} is volatile, set once by {@link #close()}.
  */
 final class ReplicaManager implements AutoCloseable {
     private final Map<String, Topic> topicsByName = new LinkedHashMap<>();
@@ -32,6 +33,7 @@ final class ReplicaManager implements AutoCloseable {
     private final DelayedOperationPurgatory<DelayedProduce> producePurgatory;
     private final SimulatedFollowers followers;
     private final int maxParkedRequests;
+    private volatile boolean stopped;
 
     /** A topic: its name, its id (produce v13+ and metadata use it) and its partitions by index. */
     record Topic(String name, Uuid id, List<Partition> partitions) {
@@ -121,10 +123,12 @@ final class ReplicaManager implements AutoCloseable {
     DelayedProduce appendRecords(short acks, long timeoutMs, List<PartitionAppend> appends, Consumer<List<ProduceResult>> responder) {
         final List<ProduceResult> results = new ArrayList<>(appends.size());
         final Map<TopicPartition, Long> requiredEndOffsets = new LinkedHashMap<>();
-        final boolean overCap = acks == -1 && producePurgatory.numDelayed() >= maxParkedRequests;
+        final Errors refusal = stopped ? Errors.NOT_LEADER_OR_FOLLOWER
+                : acks == -1 && producePurgatory.numDelayed() >= maxParkedRequests ? Errors.THROTTLING_QUOTA_EXCEEDED
+                : null;
         for (PartitionAppend append : appends) {
-            final ProduceResult result = overCap && append.refused() == null
-                    ? ProduceResult.failed(Errors.THROTTLING_QUOTA_EXCEEDED)
+            final ProduceResult result = refusal != null && append.refused() == null
+                    ? ProduceResult.failed(refusal)
                     : append(acks, append);
             if (result.waitsFor() != null) {
                 requiredEndOffsets.merge(result.waitsFor().topicPartition(), result.endOffset(), Math::max);
@@ -137,6 +141,9 @@ final class ReplicaManager implements AutoCloseable {
         }
         final DelayedProduce produce = new DelayedProduce(Math.max(0, timeoutMs), results, responder);
         producePurgatory.tryCompleteElseWatch(produce, requiredEndOffsets);
+        if (stopped) { // parked while close() was taking the parked produces out
+            produce.completeLeaderGone(Errors.NOT_LEADER_OR_FOLLOWER);
+        }
         return produce;
     }
 
@@ -157,12 +164,21 @@ final class ReplicaManager implements AutoCloseable {
     }
 
     /**
-     * Stops the followers, then closes the purgatory, which answers every parked produce: the
-     * partitions still waiting get {@link Errors#REQUEST_TIMED_OUT}.
+     * Stops leading: stops the followers and answers every parked produce, the partitions still
+     * waiting with {@link Errors#NOT_LEADER_OR_FOLLOWER} (retriable: a Kafka client refreshes its
+     * metadata and sends again, as when a leader moves), then closes the purgatory. From now on a
+     * produce is answered {@code NOT_LEADER_OR_FOLLOWER} and appends nothing.
      */
     @Override
     public void close() {
+        stopped = true;
         followers.close();
+        for (Topic topic : topicsByName.values()) {
+            for (Partition partition : topic.partitions()) {
+                producePurgatory.cancelForKey(partition.topicPartition())
+                        .forEach(produce -> produce.completeLeaderGone(Errors.NOT_LEADER_OR_FOLLOWER));
+            }
+        }
         producePurgatory.close();
     }
 }
