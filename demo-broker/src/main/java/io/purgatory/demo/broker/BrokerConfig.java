@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Pattern;
 
 /**
  * What the demo broker serves and how its simulated followers behave. Immutable; build one with
@@ -49,6 +50,8 @@ public record BrokerConfig(
     public static final int DEFAULT_PORT = 9092;
     public static final String DEFAULT_TOPIC = "demo";
     public static final int DEFAULT_PARTITIONS = 3;
+    /** Kafka's legal topic names ({@code org.apache.kafka.common.internals.Topic}), "." and ".." aside. */
+    private static final Pattern LEGAL_TOPIC_NAME = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
 
     public BrokerConfig {
         topics = Collections.unmodifiableMap(new LinkedHashMap<>(topics));
@@ -56,11 +59,14 @@ public record BrokerConfig(
         require(port >= 0 && port <= 65_535, "port must be 0..65535, was " + port);
         require(!topics.isEmpty(), "at least one topic is needed");
         topics.forEach((name, partitions) -> {
-            require(!name.isEmpty(), "a topic name must not be empty");
+            require(LEGAL_TOPIC_NAME.matcher(name).matches() && !name.equals(".") && !name.equals(".."),
+                    "topic name '" + name + "' is not valid: use 1 to 249 of a-z A-Z 0-9 . _ - (Kafka's rule)");
             require(partitions > 0, "topic " + name + " needs at least one partition, was " + partitions);
         });
         require(followers >= 0, "followers must be >= 0, was " + followers);
         require(replicaLagMs >= 0 && replicaLagJitterMs >= 0, "replica lag and jitter must be >= 0");
+        require(replicaLagJitterMs <= replicaLagMs, "the replica lag jitter (" + replicaLagJitterMs
+                + " ms) must not exceed the lag (" + replicaLagMs + " ms): a lag is uniform in [lag - jitter, lag + jitter]");
         stalledReplicas.forEach(id -> require(id >= 1 && id <= followers,
                 "stalled replica " + id + " does not exist: followers are 1.." + followers));
         require(stallMs >= 0 && healthyMs >= 0, "stall and healthy times must be >= 0");

@@ -3,11 +3,17 @@ package io.purgatory.demo.broker;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
@@ -47,6 +53,7 @@ import picocli.CommandLine.Spec;
             "",
             "Stop it with Ctrl-C or SIGTERM: parked requests are answered before connections close."})
 public final class BrokerMain implements Callable<Integer> {
+    static final String CONSOLE_COMMANDS = "commands: stall ID | resume ID | isr | quit";
 
     @Spec
     CommandSpec spec;
@@ -60,8 +67,8 @@ public final class BrokerMain implements Callable<Integer> {
     Path portFile;
 
     @Option(names = "--topic", paramLabel = "NAME:PARTITIONS", converter = TopicSpec.Converter.class,
-            description = "A topic to serve, with its partition count; repeatable. Default: "
-                    + BrokerConfig.DEFAULT_TOPIC + ":" + BrokerConfig.DEFAULT_PARTITIONS + ".")
+            description = "A topic to serve, with its partition count (NAME alone: " + TopicSpec.DEFAULT_PARTITIONS
+                    + " partition); repeatable. Default: " + BrokerConfig.DEFAULT_TOPIC + ":" + BrokerConfig.DEFAULT_PARTITIONS + ".")
     List<TopicSpec> topics = new ArrayList<>();
 
     @Option(names = "--replicas", paramLabel = "N", defaultValue = "2",
@@ -156,10 +163,16 @@ public final class BrokerMain implements Callable<Integer> {
             stopped.countDown();
         }, "demo-broker-shutdown"));
         if (portFile != null) {
-            Files.writeString(portFile, broker.port() + System.lineSeparator());
+            try {
+                Files.writeString(portFile, broker.port() + System.lineSeparator());
+            } catch (IOException e) {
+                spec.commandLine().getErr().println("demo-broker: cannot write the port to " + portFile + ": " + reason(e));
+                broker.close();
+                return 1;
+            }
         }
         if (console) {
-            readConsole(broker);
+            readConsole(broker, new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)), System.out);
             broker.close();
             return 0;
         }
@@ -182,6 +195,7 @@ public final class BrokerMain implements Callable<Integer> {
                 .idleTimeoutMs(idleTimeoutMs);
         topics.forEach(topic -> builder.topic(topic.name(), topic.partitions()));
         stalledReplicas.forEach(builder::stallReplica);
+        checkOptionsTogether();
         try {
             return builder.build();
         } catch (IllegalArgumentException e) {
@@ -189,48 +203,118 @@ public final class BrokerMain implements Callable<Integer> {
         }
     }
 
-    private static void readConsole(DemoBroker broker) throws IOException {
-        final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    /** Checks what one option cannot tell alone, naming the options as the user typed them. */
+    private void checkOptionsTogether() {
+        final Set<String> names = new HashSet<>();
+        for (TopicSpec topic : topics) {
+            require(names.add(topic.name()), "--topic " + topic.name() + " is given twice");
+        }
+        require(stalledReplicas.size() > 0 || !given("--stall-ms"), "--stall-ms does nothing without --stall-replica");
+        require(stalledReplicas.size() > 0 || !given("--healthy-ms"), "--healthy-ms does nothing without --stall-replica");
+        require(stallMs > 0 || !given("--healthy-ms"),
+                "--healthy-ms does nothing without --stall-ms: a stall without --stall-ms lasts until the end");
+        require(replicaLagJitterMs <= replicaLagMs, "--replica-lag-jitter-ms " + replicaLagJitterMs + " must not exceed --replica-lag-ms "
+                + replicaLagMs + ": a follower's lag is uniform in [lag - jitter, lag + jitter]");
+        require(followers < 0 || minInsyncReplicas <= followers + 1, given("--min-insync-replicas")
+                ? "--min-insync-replicas " + minInsyncReplicas + " needs --replicas " + (minInsyncReplicas - 1)
+                        + " or more (followers besides the leader), but --replicas is " + followers
+                : "--replicas " + followers + " leaves " + (followers + 1) + " replica(s) with the leader, fewer than"
+                        + " --min-insync-replicas " + minInsyncReplicas + " (the default): add --min-insync-replicas "
+                        + Math.max(1, followers + 1) + ", or more --replicas");
+    }
+
+    private boolean given(String option) {
+        return spec.commandLine().getParseResult().hasMatchedOption(option);
+    }
+
+    private void require(boolean condition, String message) {
+        if (!condition) {
+            throw new CommandLine.ParameterException(spec.commandLine(), message);
+        }
+    }
+
+    /** Why a file could not be written, in words rather than an exception's name. */
+    private static String reason(IOException e) {
+        if (e instanceof NoSuchFileException) {
+            return "no such directory";
+        }
+        if (e instanceof AccessDeniedException) {
+            return "permission denied";
+        }
+        if (e instanceof FileSystemException fs && fs.getReason() != null) {
+            return fs.getReason();
+        }
+        return e.getMessage() != null ? e.getMessage() : "an I/O error";
+    }
+
+    /**
+     * Reads console commands until {@code quit} or the end of input; a command it cannot carry out
+     * gets one line saying why.
+     */
+    static void readConsole(DemoBroker broker, BufferedReader in, PrintStream out) throws IOException {
         for (String line = in.readLine(); line != null; line = in.readLine()) {
             final String[] words = line.trim().split("\\s+");
-            try {
-                switch (words[0]) {
-                    case "stall" -> broker.stallReplica(Integer.parseInt(words[1]));
-                    case "resume" -> broker.resumeReplica(Integer.parseInt(words[1]));
-                    case "isr" -> broker.config().topics().forEach((topic, partitions) -> {
-                        for (int p = 0; p < partitions; p++) {
-                            System.out.println(topic + "-" + p + " ISR " + broker.isr(topic, p)
-                                    + " log end offset " + broker.logEndOffset(topic, p));
-                        }
-                    });
-                    case "quit" -> {
-                        return;
+            switch (words[0]) {
+                case "stall", "resume" -> {
+                    final int followers = broker.config().followers();
+                    final int replicaId = words.length == 2 ? replicaId(words[1], followers) : 0;
+                    if (followers == 0) {
+                        out.println("there are no follower replicas to " + words[0] + " (--replicas 0)");
+                    } else if (replicaId == 0) {
+                        out.println("usage: " + words[0] + " ID, where ID is a follower replica 1.." + followers);
+                    } else if (words[0].equals("stall")) {
+                        broker.stallReplica(replicaId);
+                    } else {
+                        broker.resumeReplica(replicaId);
                     }
-                    case "" -> { }
-                    default -> System.out.println("commands: stall ID | resume ID | isr | quit");
                 }
-            } catch (RuntimeException e) {
-                System.out.println("error: " + e.getMessage() + " (commands: stall ID | resume ID | isr | quit)");
+                case "isr" -> broker.config().topics().forEach((topic, partitions) -> {
+                    for (int p = 0; p < partitions; p++) {
+                        out.println(topic + "-" + p + " ISR " + broker.isr(topic, p) + " log end offset " + broker.logEndOffset(topic, p));
+                    }
+                });
+                case "quit" -> {
+                    return;
+                }
+                case "" -> { }
+                default -> out.println(CONSOLE_COMMANDS);
             }
+        }
+    }
+
+    /** The follower replica id a console word names, or 0 if it names none. */
+    private static int replicaId(String word, int followers) {
+        try {
+            final int id = Integer.parseInt(word);
+            return id >= 1 && id <= followers ? id : 0;
+        } catch (NumberFormatException e) {
+            return 0;
         }
     }
 
     /** A {@code --topic NAME:PARTITIONS} value. */
     record TopicSpec(String name, int partitions) {
-        /** Parses {@code NAME:PARTITIONS}, or {@code NAME} alone for one partition. */
+        /** Parses {@code NAME:PARTITIONS}, or {@code NAME} alone for {@value #DEFAULT_PARTITIONS} partition. */
         static final class Converter implements CommandLine.ITypeConverter<TopicSpec> {
             @Override
             public TopicSpec convert(String value) {
-                final int colon = value.lastIndexOf(':');
-                if (colon < 0) {
-                    return new TopicSpec(value, 1);
+                final String[] parts = value.split(":", -1);
+                if (parts.length == 1) {
+                    return new TopicSpec(value, DEFAULT_PARTITIONS);
                 }
                 try {
-                    return new TopicSpec(value.substring(0, colon), Integer.parseInt(value.substring(colon + 1)));
+                    if (parts.length == 2) {
+                        return new TopicSpec(parts[0], Integer.parseInt(parts[1]));
+                    }
                 } catch (NumberFormatException e) {
-                    throw new CommandLine.TypeConversionException("expected NAME:PARTITIONS, e.g. demo:3, but was '" + value + "'");
+                    // the message below
                 }
+                throw new CommandLine.TypeConversionException("expected NAME:PARTITIONS, e.g. demo:3 (NAME alone: "
+                        + DEFAULT_PARTITIONS + " partition), but was '" + value + "'");
             }
         }
+
+        /** Partitions of a topic given by name alone, as Kafka's {@code num.partitions} default. */
+        static final int DEFAULT_PARTITIONS = 1;
     }
 }
