@@ -19,6 +19,7 @@ import java.util.regex.Pattern;
  * @param stalledReplicas follower ids that stall
  * @param stallMs how long each stall lasts; 0 means the stalled replicas never resume
  * @param healthyMs with {@code stallMs > 0}: time before the first stall and between stalls
+ * @param stallAfterMs with {@code stallMs == 0}: time before the stalled replicas stall for good
  * @param replicaLagTimeMaxMs a follower not caught up for longer than this leaves the ISR
  * @param minInsyncReplicas acks=-1 needs at least this many ISR replicas, leader included
  * @param maxFrameBytes largest request frame accepted; a larger one closes the connection
@@ -39,6 +40,7 @@ public record BrokerConfig(
         Set<Integer> stalledReplicas,
         long stallMs,
         long healthyMs,
+        long stallAfterMs,
         long replicaLagTimeMaxMs,
         int minInsyncReplicas,
         int maxFrameBytes,
@@ -71,6 +73,8 @@ public record BrokerConfig(
                 "stalled replica " + id + " does not exist: followers are 1.." + followers));
         require(stallMs >= 0 && healthyMs >= 0, "stall and healthy times must be >= 0");
         require(stallMs == 0 || healthyMs > 0, "with a stall time, the healthy time must be > 0");
+        require(stallAfterMs >= 0, "the time before the stall must be >= 0, was " + stallAfterMs);
+        require(stallAfterMs == 0 || stallMs == 0, "a delayed stall lasts for good: with a stall time, the healthy time is the delay");
         require(replicaLagTimeMaxMs > 0, "replica lag time max must be > 0");
         require(minInsyncReplicas >= 1 && minInsyncReplicas <= followers + 1,
                 "min in-sync replicas must be 1.." + (followers + 1) + " (leader + followers), was " + minInsyncReplicas);
@@ -101,6 +105,7 @@ public record BrokerConfig(
         private final Set<Integer> stalledReplicas = new TreeSet<>();
         private long stallMs;
         private long healthyMs = 3_000;
+        private long stallAfterMs;
         private long replicaLagTimeMaxMs = 30_000;
         private int minInsyncReplicas = 2;
         private int maxFrameBytes = 16 * 1024 * 1024;
@@ -146,6 +151,12 @@ public record BrokerConfig(
             return this;
         }
 
+        /** The stalled replicas fetch for {@code stallAfterMs}, then stall for good (no stall cycle). */
+        public Builder stallAfterMs(long stallAfterMs) {
+            this.stallAfterMs = stallAfterMs;
+            return this;
+        }
+
         public Builder replicaLagTimeMaxMs(long replicaLagTimeMaxMs) {
             this.replicaLagTimeMaxMs = replicaLagTimeMaxMs;
             return this;
@@ -184,7 +195,7 @@ public record BrokerConfig(
         public BrokerConfig build() {
             final Map<String, Integer> topicsOrDefault = topics.isEmpty() ? Map.of(DEFAULT_TOPIC, DEFAULT_PARTITIONS) : topics;
             return new BrokerConfig(port, topicsOrDefault, followers, replicaLagMs, replicaLagJitterMs, stalledReplicas,
-                    stallMs, healthyMs, replicaLagTimeMaxMs, minInsyncReplicas, maxFrameBytes, maxInFlightPerConnection,
+                    stallMs, healthyMs, stallAfterMs, replicaLagTimeMaxMs, minInsyncReplicas, maxFrameBytes, maxInFlightPerConnection,
                     maxParkedRequests, maxConnections, idleTimeoutMs);
         }
     }

@@ -48,8 +48,8 @@ import picocli.CommandLine.Spec;
             "    demo-broker --stall-replica 2",
             "  Replica 2 stalls 2.5 s after every 4 s of fetching: acks, then timeouts:",
             "    demo-broker --stall-replica 2 --stall-ms 2500 --healthy-ms 4000",
-            "  Replica 2 leaves the ISR after 1 s; parked produces then complete without it:",
-            "    demo-broker --stall-replica 2 --replica-lag-time-max-ms 1000",
+            "  Replica 2 stalls after 5 s and leaves the ISR 1 s later; parked produces then complete without it:",
+            "    demo-broker --stall-replica 2 --stall-after-ms 5000 --replica-lag-time-max-ms 1000",
             "",
             "Stop it with Ctrl-C or SIGTERM: parked requests are answered before connections close."})
 public final class BrokerMain implements Callable<Integer> {
@@ -94,6 +94,11 @@ public final class BrokerMain implements Callable<Integer> {
     @Option(names = "--healthy-ms", paramLabel = "MS", defaultValue = "3000",
             description = "With --stall-ms: fetching time before the first stall and between stalls. Default: ${DEFAULT-VALUE}.")
     long healthyMs;
+
+    @Option(names = "--stall-after-ms", paramLabel = "MS", defaultValue = "0",
+            description = "Without --stall-ms: the stalled replicas fetch for MS, then stall for good (start a client first,"
+                    + " then watch its produces park). Default: ${DEFAULT-VALUE}.")
+    long stallAfterMs;
 
     @Option(names = "--replica-lag-time-max-ms", paramLabel = "MS", defaultValue = "30000",
             description = "A follower not caught up for this long leaves the ISR (Kafka's replica.lag.time.max.ms)."
@@ -186,6 +191,7 @@ public final class BrokerMain implements Callable<Integer> {
                 .followers(followers)
                 .replicaLag(replicaLagMs, replicaLagJitterMs)
                 .stallCycle(stallMs, healthyMs)
+                .stallAfterMs(stallAfterMs)
                 .replicaLagTimeMaxMs(replicaLagTimeMaxMs)
                 .minInsyncReplicas(minInsyncReplicas)
                 .maxFrameBytes(maxFrameBytes)
@@ -211,6 +217,9 @@ public final class BrokerMain implements Callable<Integer> {
         }
         require(stalledReplicas.size() > 0 || !given("--stall-ms"), "--stall-ms does nothing without --stall-replica");
         require(stalledReplicas.size() > 0 || !given("--healthy-ms"), "--healthy-ms does nothing without --stall-replica");
+        require(stalledReplicas.size() > 0 || !given("--stall-after-ms"), "--stall-after-ms does nothing without --stall-replica");
+        require(stallMs == 0 || !given("--stall-after-ms"),
+                "--stall-after-ms is for a stall that lasts: with --stall-ms, --healthy-ms is the time before the first stall");
         require(stallMs > 0 || !given("--healthy-ms"),
                 "--healthy-ms does nothing without --stall-ms: a stall without --stall-ms lasts until the end");
         require(replicaLagJitterMs <= replicaLagMs, "--replica-lag-jitter-ms " + replicaLagJitterMs + " must not exceed --replica-lag-ms "

@@ -1,6 +1,7 @@
 package io.purgatory.demo.broker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -124,6 +125,18 @@ class SimulatedFollowersTest {
         scheduler.runUntil(MAX_LAG_MS + MAX_LAG_MS / 2 + LAG_MS);
         assertEquals(List.of("checkAndComplete demo-0"), heard, "the resume fetched demo-0 and rejoined its ISR");
         assertEquals(List.of(0, 1, 2), p0.isr());
+    }
+
+    @Test
+    void aDelayedStallStartsAfterItsDelayAndLasts() {
+        start(BrokerConfig.builder().stallReplica(2).stallAfterMs(300));
+        scheduler.runUntil(299);
+        assertFalse(followers.isStalled(2));
+        scheduler.runUntil(300);
+        assertTrue(followers.isStalled(2));
+        scheduler.runUntil(100_000);
+        assertTrue(followers.isStalled(2));
+        assertFalse(followers.isStalled(1));
     }
 
     @Test
