@@ -32,7 +32,7 @@ final class DelayedProduce extends DelayedOperation {
     private volatile Errors leaderGone; // set once by completeLeaderGone, read in onComplete
 
     /**
-     * @param results one per partition of the request, in request order; those with a
+     * @param results one per partition of the request, each keyed by its entry; those with a
      *     {@link ProduceResult#waitsFor() partition to wait for} are preset to time out
      */
     DelayedProduce(long timeoutMs, List<ProduceResult> results, Consumer<List<ProduceResult>> responder) {
@@ -74,7 +74,7 @@ final class DelayedProduce extends DelayedOperation {
         if (gone != null) {
             for (int i = 0; i < results.size(); i++) {
                 if (results.get(i).waitsFor() != null) {
-                    results.set(i, ProduceResult.failed(gone));
+                    results.set(i, results.get(i).settled(gone));
                 }
             }
         }

@@ -4,8 +4,11 @@ import io.purgatory.DelayedOperation;
 import io.purgatory.demo.broker.ReplicaManager.PartitionAppend;
 import io.purgatory.demo.broker.ReplicaManager.Topic;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.InvalidRecordException;
@@ -127,9 +130,8 @@ final class KafkaApis {
     }
 
     private void produce(ProduceRequest request, Responder responder) {
-        final List<TopicProduceData> topics = new ArrayList<>(request.data().topicData());
         final List<PartitionAppend> appends = new ArrayList<>();
-        for (TopicProduceData topicData : topics) {
+        for (TopicProduceData topicData : request.data().topicData()) {
             final Topic topic = resolve(topicData);
             for (PartitionProduceData partitionData : topicData.partitionData()) {
                 appends.add(partitionAppend(topic, topicData, partitionData, request.version()));
@@ -142,7 +144,7 @@ final class KafkaApis {
             return;
         }
         final DelayedProduce parked = replicaManager.appendRecords(request.acks(), request.timeout(), appends,
-                results -> responder.send(produceResponse(topics, results)));
+                results -> responder.send(produceResponse(results)));
         if (parked != null) {
             responder.awaits(parked);
         }
@@ -155,16 +157,17 @@ final class KafkaApis {
 
     private static PartitionAppend partitionAppend(Topic topic, TopicProduceData topicData, PartitionProduceData partitionData,
                                                    short version) {
+        final ProduceResult.Key key = new ProduceResult.Key(topicData.name(), topicData.topicId(), partitionData.index());
         if (topic == null) {
             final boolean byId = topicData.topicId() != null && !Uuid.ZERO_UUID.equals(topicData.topicId());
-            return PartitionAppend.refused(byId ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION);
+            return PartitionAppend.refused(key, byId ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION);
         }
         final Partition partition = topic.partition(partitionData.index());
         if (partition == null) {
-            return PartitionAppend.refused(Errors.UNKNOWN_TOPIC_OR_PARTITION);
+            return PartitionAppend.refused(key, Errors.UNKNOWN_TOPIC_OR_PARTITION);
         }
         final int records = countRecords(partitionData.records(), version);
-        return records < 0 ? PartitionAppend.refused(Errors.CORRUPT_MESSAGE) : PartitionAppend.of(partition, records);
+        return records < 0 ? PartitionAppend.refused(key, Errors.CORRUPT_MESSAGE) : PartitionAppend.of(key, partition, records);
     }
 
     /** Counts the records of a partition's batches after validating them; -1 if they are corrupt. */
@@ -186,23 +189,24 @@ final class KafkaApis {
         }
     }
 
-    /** The produce response: the request's topics and partitions in order, with their results. */
-    private static ProduceResponse produceResponse(List<TopicProduceData> topics, List<ProduceResult> results) {
+    /**
+     * The produce response: each result under its key's topic (topics in the order they first
+     * appear), its partitions in the order of the results.
+     */
+    private static ProduceResponse produceResponse(List<ProduceResult> results) {
         final ProduceResponseData data = new ProduceResponseData();
-        int next = 0;
-        for (TopicProduceData topicData : topics) {
-            final TopicProduceResponse topicResponse = new TopicProduceResponse()
-                    .setName(topicData.name())
-                    .setTopicId(topicData.topicId());
-            for (PartitionProduceData partitionData : topicData.partitionData()) {
-                final ProduceResult result = results.get(next++);
-                topicResponse.partitionResponses().add(new PartitionProduceResponse()
-                        .setIndex(partitionData.index())
-                        .setErrorCode(result.error().code())
-                        .setBaseOffset(result.error() == Errors.NONE ? result.baseOffset() : ProduceResult.NO_OFFSET));
-            }
-            data.responses().add(topicResponse);
+        final Map<List<Object>, TopicProduceResponse> byTopic = new LinkedHashMap<>();
+        for (ProduceResult result : results) {
+            final ProduceResult.Key key = result.key();
+            byTopic.computeIfAbsent(Arrays.asList(key.topic(), key.topicId()), t -> new TopicProduceResponse()
+                            .setName(key.topic())
+                            .setTopicId(key.topicId()))
+                    .partitionResponses().add(new PartitionProduceResponse()
+                            .setIndex(key.partition())
+                            .setErrorCode(result.error().code())
+                            .setBaseOffset(result.error() == Errors.NONE ? result.baseOffset() : ProduceResult.NO_OFFSET));
         }
+        byTopic.values().forEach(data.responses()::add);
         return new ProduceResponse(data);
     }
 

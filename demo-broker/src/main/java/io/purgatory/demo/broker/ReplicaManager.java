@@ -42,14 +42,14 @@ final class ReplicaManager implements AutoCloseable {
         }
     }
 
-    /** One partition of a produce request: where, how many records, or why it is refused already. */
-    record PartitionAppend(Partition partition, int records, Errors refused) {
-        static PartitionAppend of(Partition partition, int records) {
-            return new PartitionAppend(partition, records, null);
+    /** One partition of a produce request: which entry, where, how many records, or why it is refused already. */
+    record PartitionAppend(ProduceResult.Key key, Partition partition, int records, Errors refused) {
+        static PartitionAppend of(ProduceResult.Key key, Partition partition, int records) {
+            return new PartitionAppend(key, partition, records, null);
         }
 
-        static PartitionAppend refused(Errors error) {
-            return new PartitionAppend(null, 0, error);
+        static PartitionAppend refused(ProduceResult.Key key, Errors error) {
+            return new PartitionAppend(key, null, 0, error);
         }
     }
 
@@ -109,7 +109,7 @@ final class ReplicaManager implements AutoCloseable {
 
     /**
      * Appends each partition's records on the leader and calls {@code responder} once with one
-     * result per partition, in order: at once for {@code acks} 0 and 1, and for {@code acks=-1}
+     * result per partition, each with its append's {@link ProduceResult#key() key}: at once for {@code acks} 0 and 1, and for {@code acks=-1}
      * when every ISR replica has the records or {@code timeoutMs} passes, whichever is first.
      * An {@code acks=-1} produce to a partition whose ISR is below the minimum is refused with
      * {@link Errors#NOT_ENOUGH_REPLICAS} and appends nothing there. While
@@ -128,7 +128,7 @@ final class ReplicaManager implements AutoCloseable {
                 : null;
         for (PartitionAppend append : appends) {
             final ProduceResult result = refusal != null && append.refused() == null
-                    ? ProduceResult.failed(refusal)
+                    ? ProduceResult.failed(append.key(), refusal)
                     : append(acks, append);
             if (result.waitsFor() != null) {
                 requiredEndOffsets.merge(result.waitsFor().topicPartition(), result.endOffset(), Math::max);
@@ -149,18 +149,20 @@ final class ReplicaManager implements AutoCloseable {
 
     private ProduceResult append(short acks, PartitionAppend append) {
         if (append.refused() != null) {
-            return ProduceResult.failed(append.refused());
+            return ProduceResult.failed(append.key(), append.refused());
         }
         if (acks != -1 && acks != 0 && acks != 1) {
-            return ProduceResult.failed(Errors.INVALID_REQUIRED_ACKS);
+            return ProduceResult.failed(append.key(), Errors.INVALID_REQUIRED_ACKS);
         }
         final Partition partition = append.partition();
         if (acks == -1 && partition.isrBelowMinimum()) {
-            return ProduceResult.failed(Errors.NOT_ENOUGH_REPLICAS);
+            return ProduceResult.failed(append.key(), Errors.NOT_ENOUGH_REPLICAS);
         }
         final long base = partition.append(append.records());
         followers.onAppend(partition);
-        return acks == -1 ? ProduceResult.awaitingReplication(partition, base, base + append.records()) : ProduceResult.appended(base);
+        return acks == -1
+                ? ProduceResult.awaitingReplication(append.key(), partition, base, base + append.records())
+                : ProduceResult.appended(append.key(), base);
     }
 
     /**

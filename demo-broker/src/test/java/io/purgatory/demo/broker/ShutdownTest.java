@@ -49,13 +49,14 @@ class ShutdownTest {
         final ReplicaManager replicaManager = new ReplicaManager(config);
         final Partition partition = replicaManager.topic("demo").partition(0);
         final List<List<ProduceResult>> answers = new ArrayList<>();
+        final ProduceResult.Key key = new ProduceResult.Key("demo", null, 0);
         replicaManager.close();
 
         final DelayedProduce parked = replicaManager.appendRecords((short) -1, 600_000,
-                List.of(ReplicaManager.PartitionAppend.of(partition, 1)), answers::add);
+                List.of(ReplicaManager.PartitionAppend.of(key, partition, 1)), answers::add);
 
         assertEquals(null, parked);
-        assertEquals(List.of(List.of(ProduceResult.failed(Errors.NOT_LEADER_OR_FOLLOWER))), answers);
+        assertEquals(List.of(List.of(ProduceResult.failed(key, Errors.NOT_LEADER_OR_FOLLOWER))), answers);
         assertEquals(0, partition.leaderEndOffset());
     }
 
