@@ -185,12 +185,7 @@ public final class DemoBroker implements AutoCloseable {
         serverChannel.close().awaitUninterruptibly();
         replicaManager.close();
         for (Channel connection : connections) {
-            final KafkaRequestHandler handler = connection.pipeline().get(KafkaRequestHandler.class);
-            if (handler != null) {
-                handler.responses().closeAfterFlush();
-            } else {
-                connection.close();
-            }
+            connection.pipeline().fireUserEventTriggered(KafkaRequestHandler.ConnectionEvent.CLOSE_AFTER_FLUSH); // runs on its event loop
         }
         if (!connections.newCloseFuture().awaitUninterruptibly(CLOSE_TIMEOUT_MS)) {
             log.warn("connections still open after {} ms; closing them", CLOSE_TIMEOUT_MS);

@@ -35,6 +35,9 @@ import org.slf4j.LoggerFactory;
  * <p>When the connection closes, its parked produces leave the purgatory at once
  * ({@link ResponseQueue#abandon}): a Kafka broker keeps them until their timeout.
  *
+ * <p>It owns the connection's {@link ResponseQueue}: responses and the broker's shutdown reach it as
+ * pipeline events ({@link ConnectionEvent}), so everything it holds is touched on the event loop only.
+ *
  * <p>One instance per channel; not thread-safe, confined to the channel's event loop.
  */
 final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
@@ -45,21 +48,24 @@ final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
     private final ArrayDeque<ByteBuf> unhandled = new ArrayDeque<>();
     private ChannelHandlerContext ctx;
     private ResponseQueue responses;
-    private boolean handling; // a response written while handling a frame must not recurse into the loop
+
+    /** What this handler is told through the pipeline ({@code fireUserEventTriggered}), on its event loop. */
+    enum ConnectionEvent {
+        /** A response filled its slot: write what is ready, then maybe handle more requests. */
+        RESPONSE_READY,
+        /** The broker is shutting down: write what is owed, then close ({@link ResponseQueue#closeAfterFlush}). */
+        CLOSE_AFTER_FLUSH
+    }
 
     KafkaRequestHandler(KafkaApis apis, int maxInFlight) {
         this.apis = apis;
         this.maxInFlight = maxInFlight;
     }
 
-    ResponseQueue responses() {
-        return responses;
-    }
-
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
-        this.responses = new ResponseQueue(ctx.channel(), this::handleFrames);
+        this.responses = new ResponseQueue(ctx.channel());
     }
 
     @Override
@@ -86,9 +92,23 @@ final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
         ctx.fireChannelWritabilityChanged();
     }
 
-    /** Closes the connection when it has read nothing for the idle timeout and owes no response. */
+    /**
+     * A response is ready to write; the broker shuts down; or the connection has read nothing for
+     * the idle timeout, and is closed if it owes no response.
+     */
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+        if (event == ConnectionEvent.RESPONSE_READY) {
+            if (responses.writeReady()) {
+                handleFrames();
+            }
+            return;
+        }
+        if (event == ConnectionEvent.CLOSE_AFTER_FLUSH) {
+            responses.closeAfterFlush();
+            handleFrames(); // drops the frames waiting and reads on, so that the close sends no reset
+            return;
+        }
         if (event instanceof IdleStateEvent && responses.inFlight() == 0 && unhandled.isEmpty()) {
             log.debug("closing idle connection from {}", ctx.channel().remoteAddress());
             ctx.close();
@@ -108,27 +128,19 @@ final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
 
     /** Handles waiting frames while fewer than {@code maxInFlight} responses are owed, then decides whether to read on. */
     private void handleFrames() {
-        if (handling) {
-            return;
-        }
         if (responses.isClosing()) { // shutting down: read and drop, so that closing sends no reset
             unhandled.forEach(ByteBuf::release);
             unhandled.clear();
             ctx.channel().config().setAutoRead(true);
             return;
         }
-        handling = true;
-        try {
-            while (!unhandled.isEmpty() && responses.inFlight() < maxInFlight && ctx.channel().isActive()) {
-                final ByteBuf frame = unhandled.poll();
-                try {
-                    handle(frame.nioBuffer()); // the buffer is used only within this call
-                } finally {
-                    frame.release();
-                }
+        while (!unhandled.isEmpty() && responses.inFlight() < maxInFlight && ctx.channel().isActive()) {
+            final ByteBuf frame = unhandled.poll();
+            try {
+                handle(frame.nioBuffer()); // the buffer is used only within this call
+            } finally {
+                frame.release();
             }
-        } finally {
-            handling = false;
         }
         ctx.channel().config().setAutoRead(unhandled.isEmpty() && ctx.channel().isWritable());
     }

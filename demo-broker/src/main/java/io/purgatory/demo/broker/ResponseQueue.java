@@ -1,10 +1,10 @@
 package io.purgatory.demo.broker;
 
 import io.netty.buffer.Unpooled;
-import io.purgatory.DelayedOperation;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.socket.SocketChannel;
+import io.purgatory.DelayedOperation;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -17,34 +17,35 @@ import org.apache.kafka.common.requests.RequestUtils;
 import org.apache.kafka.common.requests.ResponseHeader;
 
 /**
- * Sends one connection's responses in the order its requests arrived, as the Kafka protocol
- * requires, although a parked produce may be answered long after a later {@code acks=1} one.
- * A request reserves a slot when it arrives; its response fills the slot from any thread; the
- * filled slots at the head of the queue are written out.
+ * One connection's responses in the order its requests arrived, as the Kafka protocol requires,
+ * although a parked produce may be answered long after a later {@code acks=1} one. A request
+ * reserves a slot when it arrives; its response is serialised in {@link Slot#send} on whichever
+ * thread answers, and the slot is filled on the event loop, which then fires
+ * {@link KafkaRequestHandler.ConnectionEvent#RESPONSE_READY} down the pipeline; its owner, the
+ * connection's {@link KafkaRequestHandler}, calls {@link #writeReady}, the one place responses are
+ * written. Filling always goes through the event loop's task queue, never inline, so a response
+ * given while a request is being handled cannot re-enter the handler.
  *
  * <p>When the connection closes, {@link #abandon} completes the parked produces its slots wait for,
  * so that they leave the purgatory at once instead of at their timeout; responses that come after
  * that are dropped without being serialised.
  *
- * <p>Thread-safe by confinement: {@link #reserve}, {@link #abandon} and every change to the queue
- * run on the channel's event loop; {@link Slot#send} serialises on the calling thread and hands the
- * bytes to the event loop; {@code abandoned} is volatile, written on the event loop.
+ * <p>Thread-safe by confinement: every method but {@link Slot#send} and {@link Slot#noResponse}
+ * runs on the channel's event loop, and so does every change to the queue and its slots;
+ * {@code abandoned} is volatile, written on the event loop.
  */
 final class ResponseQueue {
     /** How long a half-closed connection waits for the client to close its side. */
     static final long LINGER_MS = 1_000;
 
     private final Channel channel;
-    private final Runnable onResponsesWritten;
     private final ArrayDeque<Slot> slots = new ArrayDeque<>(); // event loop only
     private ChannelFuture lastWrite; // event loop only
     private boolean closing; // event loop only
     private volatile boolean abandoned; // written on the event loop
 
-    /** @param onResponsesWritten runs on the event loop after responses left the queue */
-    ResponseQueue(Channel channel, Runnable onResponsesWritten) {
+    ResponseQueue(Channel channel) {
         this.channel = channel;
-        this.onResponsesWritten = onResponsesWritten;
     }
 
     /** Reserves the next response slot; on the event loop. */
@@ -65,17 +66,15 @@ final class ResponseQueue {
      * channel when the client closes its side or after {@value #LINGER_MS} ms. Closing at once could
      * send a reset instead (a request still arriving finds the socket gone), and a reset makes the
      * client's kernel drop responses it had not read yet. Slots still empty are abandoned; frames that
-     * arrive from now on are read and dropped ({@link #isClosing()}). On any thread.
+     * arrive from now on are read and dropped ({@link #isClosing()}). On the event loop.
      */
     void closeAfterFlush() {
-        onEventLoop(() -> {
-            closing = true;
-            if (lastWrite == null || lastWrite.isDone()) {
-                halfCloseThenLinger();
-            } else {
-                lastWrite.addListener(written -> halfCloseThenLinger());
-            }
-        });
+        closing = true;
+        if (lastWrite == null || lastWrite.isDone()) {
+            halfCloseThenLinger();
+        } else {
+            lastWrite.addListener(written -> halfCloseThenLinger());
+        }
     }
 
     /**
@@ -108,7 +107,13 @@ final class ResponseQueue {
                 channel.eventLoop().schedule(() -> channel.close(), LINGER_MS, TimeUnit.MILLISECONDS));
     }
 
-    private void drain() {
+    /**
+     * Writes the responses of the filled slots at the head of the queue, in order, and flushes; the
+     * one place responses are written. On the event loop.
+     *
+     * @return whether any slot left the queue (so more requests may be handled)
+     */
+    boolean writeReady() {
         boolean wrote = false;
         boolean dequeued = false;
         while (!slots.isEmpty() && slots.peek().done) {
@@ -122,21 +127,7 @@ final class ResponseQueue {
         if (wrote) {
             channel.flush();
         }
-        if (dequeued) {
-            onResponsesWritten.run();
-        }
-    }
-
-    private void onEventLoop(Runnable action) {
-        if (channel.eventLoop().inEventLoop()) {
-            action.run();
-            return;
-        }
-        try {
-            channel.eventLoop().execute(action);
-        } catch (RejectedExecutionException shutDown) {
-            // the event loop has stopped: the connection is gone and so is whoever waited
-        }
+        return dequeued;
     }
 
     /** One request's place in the response order. */
@@ -177,12 +168,17 @@ final class ResponseQueue {
             awaited = operation;
         }
 
+        /** Fills the slot on the event loop, always through its task queue, and tells the pipeline. */
         private void fill(ByteBuffer serialized) {
-            onEventLoop(() -> {
-                bytes = serialized;
-                done = true;
-                drain();
-            });
+            try {
+                channel.eventLoop().execute(() -> {
+                    bytes = serialized;
+                    done = true;
+                    channel.pipeline().fireUserEventTriggered(KafkaRequestHandler.ConnectionEvent.RESPONSE_READY);
+                });
+            } catch (RejectedExecutionException shutDown) {
+                // the event loop has stopped: the connection is gone and so is whoever waited
+            }
         }
     }
 }
