@@ -157,7 +157,9 @@ final class KafkaApis {
 
     private static PartitionAppend partitionAppend(Topic topic, TopicProduceData topicData, PartitionProduceData partitionData,
                                                    short version) {
-        final ProduceResult.Key key = new ProduceResult.Key(topicData.name(), topicData.topicId(), partitionData.index());
+        // the topic's own name when the request's is equal: a parked produce keeps no copy of the name
+        final String name = topic != null && topic.name().equals(topicData.name()) ? topic.name() : topicData.name();
+        final ProduceResult.Key key = new ProduceResult.Key(name, topicData.topicId(), partitionData.index());
         if (topic == null) {
             final boolean byId = topicData.topicId() != null && !Uuid.ZERO_UUID.equals(topicData.topicId());
             return PartitionAppend.refused(key, byId ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION);

@@ -132,13 +132,17 @@ final class ResponseQueue {
 
     /** One request's place in the response order. */
     final class Slot implements KafkaApis.Responder {
-        private final RequestHeader header;
+        private final int correlationId; // the request's header is not kept: a parked produce's slot lives long
+        private final short apiVersion;
+        private final short responseHeaderVersion;
         private ByteBuffer bytes; // event loop only
         private boolean done; // event loop only
         private DelayedOperation awaited; // event loop only
 
         private Slot(RequestHeader header) {
-            this.header = header;
+            this.correlationId = header.correlationId();
+            this.apiVersion = header.apiVersion();
+            this.responseHeaderVersion = header.apiKey().responseHeaderVersion(header.apiVersion());
         }
 
         @Override
@@ -146,15 +150,15 @@ final class ResponseQueue {
             if (abandoned) {
                 return;
             }
-            final ResponseHeader responseHeader = header.toResponseHeader();
+            final ResponseHeader responseHeader = new ResponseHeader(correlationId, responseHeaderVersion);
             final ByteBuffer serialized = RequestUtils.serialize(responseHeader.data(), responseHeader.headerVersion(),
-                    response.data(), header.apiVersion());
+                    response.data(), apiVersion);
             fill(serialized);
         }
 
         /** Sends {@code response} as version 0, whatever the request's version (ApiVersions fallback). */
         void sendAsVersionZero(AbstractResponse response) {
-            final ResponseHeader responseHeader = new ResponseHeader(header.correlationId(), (short) 0);
+            final ResponseHeader responseHeader = new ResponseHeader(correlationId, (short) 0);
             fill(RequestUtils.serialize(responseHeader.data(), (short) 0, response.data(), (short) 0));
         }
 
