@@ -34,7 +34,8 @@ class BrokerMainTest {
         assertEquals(0, run("--help"));
         for (String option : new String[] {"--port", "--topic", "--replicas", "--replica-lag-ms", "--replica-lag-jitter-ms",
                 "--stall-replica", "--stall-ms", "--healthy-ms", "--replica-lag-time-max-ms", "--min-insync-replicas",
-                "--max-frame-bytes", "REQUEST_TIMED_OUT"}) {
+                "--max-frame-bytes", "--max-in-flight-per-connection", "--max-parked-requests", "THROTTLING_QUOTA_EXCEEDED",
+                "--max-connections", "--idle-timeout-ms", "--stall-after-ms", "REQUEST_TIMED_OUT"}) {
             assertTrue(out.toString().contains(option), "help mentions " + option);
         }
     }
