@@ -25,7 +25,8 @@ import picocli.CommandLine.Spec;
 /**
  * The {@code demo-broker} command: parses options, starts a {@link DemoBroker}, and closes it on
  * SIGTERM or Ctrl-C (answering parked requests first). Exit status: 0 after a clean stop, 1 when
- * the port cannot be bound, 2 for invalid options.
+ * the port cannot be bound or {@code --port-file} cannot be written, 2 for invalid options. Every
+ * error is one line, without a stack trace or an exception's text.
  *
  * <p>Not thread-safe: picocli fills the fields, then calls {@link #call()} once, on one thread; the
  * broker it starts is thread-safe and is closed by the shutdown hook or the console's {@code quit}.
