@@ -52,7 +52,7 @@ import picocli.CommandLine.Spec;
             "  Replica 2 stalls after 5 s and leaves the ISR 1 s later; parked produces then complete without it:",
             "    demo-broker --stall-replica 2 --stall-after-ms 5000 --replica-lag-time-max-ms 1000",
             "",
-            "Stop it with Ctrl-C or SIGTERM: parked requests are answered before connections close."})
+            "Stop it with Ctrl-C or SIGTERM: parked requests are answered (NOT_LEADER_OR_FOLLOWER) before connections close."})
 public final class BrokerMain implements Callable<Integer> {
     static final String CONSOLE_COMMANDS = "commands: stall ID | resume ID | isr | quit";
 
