@@ -4,11 +4,17 @@ import io.purgatory.demo.broker.http.DashboardServer;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
@@ -21,7 +27,8 @@ import picocli.CommandLine.Spec;
  * The {@code demo-broker} command: parses options, starts a {@link DemoBroker}, and closes it on
  * SIGTERM or Ctrl-C (answering parked requests first); unless {@code --http-port -1}, it also serves
  * the {@link DashboardServer dashboard and metrics}. Exit status: 0 after a clean stop, 1 when the
- * Kafka or the dashboard port cannot be bound, 2 for invalid options.
+ * Kafka or the dashboard port cannot be bound or {@code --port-file} cannot be written, 2 for
+ * invalid options. Every error is one line, without a stack trace or an exception's text.
  *
  * <p>Not thread-safe: picocli fills the fields, then calls {@link #call()} once, on one thread; the
  * broker it starts is thread-safe and is closed by the shutdown hook or the console's {@code quit}.
@@ -47,14 +54,15 @@ import picocli.CommandLine.Spec;
             "    demo-broker --stall-replica 2",
             "  Replica 2 stalls 2.5 s after every 4 s of fetching: acks, then timeouts:",
             "    demo-broker --stall-replica 2 --stall-ms 2500 --healthy-ms 4000",
-            "  Replica 2 leaves the ISR after 1 s; parked produces then complete without it:",
-            "    demo-broker --stall-replica 2 --replica-lag-time-max-ms 1000",
+            "  Replica 2 stalls after 5 s and leaves the ISR 1 s later; parked produces then complete without it:",
+            "    demo-broker --stall-replica 2 --stall-after-ms 5000 --replica-lag-time-max-ms 1000",
             "",
             "  Watch acks and timeouts live, stall and resume replicas with a click:",
             "    demo-broker --http-port 8080, then open http://127.0.0.1:8080/",
             "",
-            "Stop it with Ctrl-C or SIGTERM: parked requests are answered before connections close."})
+            "Stop it with Ctrl-C or SIGTERM: parked requests are answered (NOT_LEADER_OR_FOLLOWER) before connections close."})
 public final class BrokerMain implements Callable<Integer> {
+    static final String CONSOLE_COMMANDS = "commands: stall ID | resume ID | isr | quit";
 
     @Spec
     CommandSpec spec;
@@ -68,8 +76,8 @@ public final class BrokerMain implements Callable<Integer> {
     Path portFile;
 
     @Option(names = "--topic", paramLabel = "NAME:PARTITIONS", converter = TopicSpec.Converter.class,
-            description = "A topic to serve, with its partition count; repeatable. Default: "
-                    + BrokerConfig.DEFAULT_TOPIC + ":" + BrokerConfig.DEFAULT_PARTITIONS + ".")
+            description = "A topic to serve, with its partition count (NAME alone: " + TopicSpec.DEFAULT_PARTITIONS
+                    + " partition); repeatable. Default: " + BrokerConfig.DEFAULT_TOPIC + ":" + BrokerConfig.DEFAULT_PARTITIONS + ".")
     List<TopicSpec> topics = new ArrayList<>();
 
     @Option(names = "--replicas", paramLabel = "N", defaultValue = "2",
@@ -95,6 +103,11 @@ public final class BrokerMain implements Callable<Integer> {
     @Option(names = "--healthy-ms", paramLabel = "MS", defaultValue = "3000",
             description = "With --stall-ms: fetching time before the first stall and between stalls. Default: ${DEFAULT-VALUE}.")
     long healthyMs;
+
+    @Option(names = "--stall-after-ms", paramLabel = "MS", defaultValue = "0",
+            description = "Without --stall-ms: the stalled replicas fetch for MS, then stall for good (start a client first,"
+                    + " then watch its produces park). Default: ${DEFAULT-VALUE}.")
+    long stallAfterMs;
 
     @Option(names = "--replica-lag-time-max-ms", paramLabel = "MS", defaultValue = "30000",
             description = "A follower not caught up for this long leaves the ISR (Kafka's replica.lag.time.max.ms)."
@@ -134,6 +147,21 @@ public final class BrokerMain implements Callable<Integer> {
             description = "Bytes of record batches each partition keeps in memory; the oldest are dropped beyond it"
                     + " (the log start offset moves; fetching below it gets OFFSET_OUT_OF_RANGE). Default: ${DEFAULT-VALUE}.")
     long retentionBytes;
+
+    @Option(names = "--max-parked-requests", paramLabel = "N", defaultValue = "100000",
+            description = "acks=-1 produces waiting for replicas, all connections together; past N one is answered at once"
+                    + " with THROTTLING_QUOTA_EXCEEDED (retriable) and nothing is appended. Default: ${DEFAULT-VALUE}.")
+    int maxParkedRequests;
+
+    @Option(names = "--max-connections", paramLabel = "N", defaultValue = "1000",
+            description = "Open client connections; past N a new one is accepted and closed at once (logged at most once"
+                    + " every 10 s). Keep it below the open file limit (ulimit -n). Default: ${DEFAULT-VALUE}.")
+    int maxConnections;
+
+    @Option(names = "--idle-timeout-ms", paramLabel = "MS", defaultValue = "600000",
+            description = "A connection with no request in flight that sends nothing for MS is closed (Kafka's"
+                    + " connections.max.idle.ms). Default: ${DEFAULT-VALUE}.")
+    long idleTimeoutMs;
 
     @Option(names = "--console",
             description = "Read commands from standard input: 'stall ID', 'resume ID', 'isr', 'quit'.")
@@ -187,13 +215,25 @@ public final class BrokerMain implements Callable<Integer> {
             stopped.countDown();
         }, "demo-broker-shutdown"));
         if (portFile != null) {
-            Files.writeString(portFile, broker.port() + System.lineSeparator());
+            try {
+                Files.writeString(portFile, broker.port() + System.lineSeparator());
+            } catch (IOException e) {
+                spec.commandLine().getErr().println("demo-broker: cannot write the port to " + portFile + ": " + reason(e));
+                stop.run();
+                return 1;
+            }
         }
         if (httpPortFile != null && dashboard != null) {
-            Files.writeString(httpPortFile, dashboard.port() + System.lineSeparator());
+            try {
+                Files.writeString(httpPortFile, dashboard.port() + System.lineSeparator());
+            } catch (IOException e) {
+                spec.commandLine().getErr().println("demo-broker: cannot write the dashboard's port to " + httpPortFile + ": " + reason(e));
+                stop.run();
+                return 1;
+            }
         }
         if (console) {
-            readConsole(broker);
+            readConsole(broker, new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)), System.out);
             stop.run();
             return 0;
         }
@@ -207,13 +247,18 @@ public final class BrokerMain implements Callable<Integer> {
                 .followers(followers)
                 .replicaLag(replicaLagMs, replicaLagJitterMs)
                 .stallCycle(stallMs, healthyMs)
+                .stallAfterMs(stallAfterMs)
                 .replicaLagTimeMaxMs(replicaLagTimeMaxMs)
                 .minInsyncReplicas(minInsyncReplicas)
                 .maxFrameBytes(maxFrameBytes)
                 .maxInFlightPerConnection(maxInFlightPerConnection)
-                .retentionBytes(retentionBytes);
+                .retentionBytes(retentionBytes)
+                .maxParkedRequests(maxParkedRequests)
+                .maxConnections(maxConnections)
+                .idleTimeoutMs(idleTimeoutMs);
         topics.forEach(topic -> builder.topic(topic.name(), topic.partitions()));
         stalledReplicas.forEach(builder::stallReplica);
+        checkOptionsTogether();
         try {
             return builder.build();
         } catch (IllegalArgumentException e) {
@@ -221,48 +266,121 @@ public final class BrokerMain implements Callable<Integer> {
         }
     }
 
-    private static void readConsole(DemoBroker broker) throws IOException {
-        final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    /** Checks what one option cannot tell alone, naming the options as the user typed them. */
+    private void checkOptionsTogether() {
+        final Set<String> names = new HashSet<>();
+        for (TopicSpec topic : topics) {
+            require(names.add(topic.name()), "--topic " + topic.name() + " is given twice");
+        }
+        require(stalledReplicas.size() > 0 || !given("--stall-ms"), "--stall-ms does nothing without --stall-replica");
+        require(stalledReplicas.size() > 0 || !given("--healthy-ms"), "--healthy-ms does nothing without --stall-replica");
+        require(stalledReplicas.size() > 0 || !given("--stall-after-ms"), "--stall-after-ms does nothing without --stall-replica");
+        require(stallMs == 0 || !given("--stall-after-ms"),
+                "--stall-after-ms is for a stall that lasts: with --stall-ms, --healthy-ms is the time before the first stall");
+        require(stallMs > 0 || !given("--healthy-ms"),
+                "--healthy-ms does nothing without --stall-ms: a stall without --stall-ms lasts until the end");
+        require(replicaLagJitterMs <= replicaLagMs, "--replica-lag-jitter-ms " + replicaLagJitterMs + " must not exceed --replica-lag-ms "
+                + replicaLagMs + ": a follower's lag is uniform in [lag - jitter, lag + jitter]");
+        require(followers < 0 || minInsyncReplicas <= followers + 1, given("--min-insync-replicas")
+                ? "--min-insync-replicas " + minInsyncReplicas + " needs --replicas " + (minInsyncReplicas - 1)
+                        + " or more (followers besides the leader), but --replicas is " + followers
+                : "--replicas " + followers + " leaves " + (followers + 1) + " replica(s) with the leader, fewer than"
+                        + " --min-insync-replicas " + minInsyncReplicas + " (the default): add --min-insync-replicas "
+                        + Math.max(1, followers + 1) + ", or more --replicas");
+    }
+
+    private boolean given(String option) {
+        return spec.commandLine().getParseResult().hasMatchedOption(option);
+    }
+
+    private void require(boolean condition, String message) {
+        if (!condition) {
+            throw new CommandLine.ParameterException(spec.commandLine(), message);
+        }
+    }
+
+    /** Why a file could not be written, in words rather than an exception's name. */
+    private static String reason(IOException e) {
+        if (e instanceof NoSuchFileException) {
+            return "no such directory";
+        }
+        if (e instanceof AccessDeniedException) {
+            return "permission denied";
+        }
+        if (e instanceof FileSystemException fs && fs.getReason() != null) {
+            return fs.getReason();
+        }
+        return e.getMessage() != null ? e.getMessage() : "an I/O error";
+    }
+
+    /**
+     * Reads console commands until {@code quit} or the end of input; a command it cannot carry out
+     * gets one line saying why.
+     */
+    static void readConsole(DemoBroker broker, BufferedReader in, PrintStream out) throws IOException {
         for (String line = in.readLine(); line != null; line = in.readLine()) {
             final String[] words = line.trim().split("\\s+");
-            try {
-                switch (words[0]) {
-                    case "stall" -> broker.stallReplica(Integer.parseInt(words[1]));
-                    case "resume" -> broker.resumeReplica(Integer.parseInt(words[1]));
-                    case "isr" -> broker.config().topics().forEach((topic, partitions) -> {
-                        for (int p = 0; p < partitions; p++) {
-                            System.out.println(topic + "-" + p + " ISR " + broker.isr(topic, p)
-                                    + " log end offset " + broker.logEndOffset(topic, p));
-                        }
-                    });
-                    case "quit" -> {
-                        return;
+            switch (words[0]) {
+                case "stall", "resume" -> {
+                    final int followers = broker.config().followers();
+                    final int replicaId = words.length == 2 ? replicaId(words[1], followers) : 0;
+                    if (followers == 0) {
+                        out.println("there are no follower replicas to " + words[0] + " (--replicas 0)");
+                    } else if (replicaId == 0) {
+                        out.println("usage: " + words[0] + " ID, where ID is a follower replica 1.." + followers);
+                    } else if (words[0].equals("stall")) {
+                        broker.stallReplica(replicaId);
+                    } else {
+                        broker.resumeReplica(replicaId);
                     }
-                    case "" -> { }
-                    default -> System.out.println("commands: stall ID | resume ID | isr | quit");
                 }
-            } catch (RuntimeException e) {
-                System.out.println("error: " + e.getMessage() + " (commands: stall ID | resume ID | isr | quit)");
+                case "isr" -> broker.config().topics().forEach((topic, partitions) -> {
+                    for (int p = 0; p < partitions; p++) {
+                        out.println(topic + "-" + p + " ISR " + broker.isr(topic, p) + " log end offset " + broker.logEndOffset(topic, p));
+                    }
+                });
+                case "quit" -> {
+                    return;
+                }
+                case "" -> { }
+                default -> out.println(CONSOLE_COMMANDS);
             }
+        }
+    }
+
+    /** The follower replica id a console word names, or 0 if it names none. */
+    private static int replicaId(String word, int followers) {
+        try {
+            final int id = Integer.parseInt(word);
+            return id >= 1 && id <= followers ? id : 0;
+        } catch (NumberFormatException e) {
+            return 0;
         }
     }
 
     /** A {@code --topic NAME:PARTITIONS} value. */
     record TopicSpec(String name, int partitions) {
-        /** Parses {@code NAME:PARTITIONS}, or {@code NAME} alone for one partition. */
+        /** Parses {@code NAME:PARTITIONS}, or {@code NAME} alone for {@value #DEFAULT_PARTITIONS} partition. */
         static final class Converter implements CommandLine.ITypeConverter<TopicSpec> {
             @Override
             public TopicSpec convert(String value) {
-                final int colon = value.lastIndexOf(':');
-                if (colon < 0) {
-                    return new TopicSpec(value, 1);
+                final String[] parts = value.split(":", -1);
+                if (parts.length == 1) {
+                    return new TopicSpec(value, DEFAULT_PARTITIONS);
                 }
                 try {
-                    return new TopicSpec(value.substring(0, colon), Integer.parseInt(value.substring(colon + 1)));
+                    if (parts.length == 2) {
+                        return new TopicSpec(parts[0], Integer.parseInt(parts[1]));
+                    }
                 } catch (NumberFormatException e) {
-                    throw new CommandLine.TypeConversionException("expected NAME:PARTITIONS, e.g. demo:3, but was '" + value + "'");
+                    // the message below
                 }
+                throw new CommandLine.TypeConversionException("expected NAME:PARTITIONS, e.g. demo:3 (NAME alone: "
+                        + DEFAULT_PARTITIONS + " partition), but was '" + value + "'");
             }
         }
+
+        /** Partitions of a topic given by name alone, as Kafka's {@code num.partitions} default. */
+        static final int DEFAULT_PARTITIONS = 1;
     }
 }

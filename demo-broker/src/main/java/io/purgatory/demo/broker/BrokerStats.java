@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
+import io.purgatory.DelayedOperation;
 import io.netty.channel.ChannelPromise;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -147,6 +148,11 @@ public final class BrokerStats {
             @Override
             public void fail(RuntimeException cause) {
                 responder.fail(cause);
+            }
+
+            @Override
+            public void awaits(DelayedOperation operation) {
+                responder.awaits(operation);
             }
         };
     }

@@ -13,13 +13,16 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.purgatory.PurgatoryMetrics;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,19 +35,27 @@ import org.slf4j.LoggerFactory;
  * <p>Frames are a 4-byte big-endian length and a request; a negative length or one above
  * {@link BrokerConfig#maxFrameBytes()} closes that connection. A connection with
  * {@link BrokerConfig#maxInFlightPerConnection()} requests awaiting responses is not read from
- * until one is answered.
+ * until one is answered. A connection that closes takes its parked produces out of the purgatory.
+ * Past {@link BrokerConfig#maxConnections()} open connections a new one is accepted and closed at
+ * once; a connection with nothing in flight that sends nothing for
+ * {@link BrokerConfig#idleTimeoutMs()} is closed. Refused connections and failing accepts (no file
+ * descriptors left) are logged at most once every {@value #WARNING_PERIOD_MS} ms.
  *
  * <p>{@link #close()} loses no request: it stops accepting, answers every parked produce (the
- * partitions still waiting get {@code REQUEST_TIMED_OUT}) and fetch (with what is there), waits until those responses are flushed,
- * half-closes each connection so that its client reads them all (requests arriving now are dropped),
- * closes it when the client closes its side or a second later, and stops the event loops.
+ * partitions still waiting get {@code NOT_LEADER_OR_FOLLOWER}, as from a Kafka leader that moves
+ * away) and every parked fetch (with what is there), waits until those responses are flushed,
+ * half-closes each connection so that its client reads them all (requests arriving now are
+ * dropped), closes it when the client closes its side or a second later, and stops the event loops.
  *
  * <p>Thread-safe: start it with {@link #start}; {@link #close()} is idempotent and may be called
- * from any thread (a shutdown hook, say).
+ * from any thread (a shutdown hook, say). {@code openConnections} is atomic; {@code closed} is
+ * guarded by {@code closeLock}.
  */
 public final class DemoBroker implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(DemoBroker.class);
     private static final long CLOSE_TIMEOUT_MS = 10_000;
+    /** A resource problem (connections refused, accepts failing) is logged at most once per this period. */
+    static final long WARNING_PERIOD_MS = 10_000;
 
     private final BrokerConfig config;
     private final ReplicaManager replicaManager;
@@ -52,11 +63,13 @@ public final class DemoBroker implements AutoCloseable {
     private final EventLoopGroup acceptors;
     private final EventLoopGroup workers;
     private final ChannelGroup connections;
+    private final AtomicInteger openConnections = new AtomicInteger();
+    private final ThrottledWarning connectionsRefused = new ThrottledWarning(log::warn, WARNING_PERIOD_MS, System::nanoTime);
     private final Channel serverChannel;
     private final Object closeLock = new Object();
     private boolean closed; // guarded by closeLock
 
-    private DemoBroker(BrokerConfig config) throws InterruptedException {
+    private DemoBroker(BrokerConfig config) throws IOException, InterruptedException {
         this.config = config;
         this.replicaManager = new ReplicaManager(config);
         final KafkaApis apis = new KafkaApis(replicaManager, stats);
@@ -67,13 +80,23 @@ public final class DemoBroker implements AutoCloseable {
             this.serverChannel = new ServerBootstrap()
                     .group(acceptors, workers)
                     .channel(NioServerSocketChannel.class)
+                    .handler(new AcceptErrorHandler(new ThrottledWarning(log::warn, WARNING_PERIOD_MS, System::nanoTime)))
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel channel) {
+                            if (openConnections.incrementAndGet() > config.maxConnections()) {
+                                openConnections.decrementAndGet();
+                                connectionsRefused.warn("refusing connections: " + config.maxConnections()
+                                        + " are open (--max-connections); a new one is closed at once");
+                                channel.close();
+                                return;
+                            }
+                            channel.closeFuture().addListener(closed -> openConnections.decrementAndGet());
                             connections.add(channel);
                             channel.pipeline()
                                     .addLast("stats", stats.channelCounter())
+                                    .addLast("idle", new IdleStateHandler(config.idleTimeoutMs(), 0, 0, TimeUnit.MILLISECONDS))
                                     .addLast("frames", new LengthFieldBasedFrameDecoder(config.maxFrameBytes(), 0, 4, 0, 4))
                                     .addLast("length", new LengthFieldPrepender(4))
                                     .addLast("requests", new KafkaRequestHandler(apis, stats, config.maxInFlightPerConnection()));
@@ -82,20 +105,26 @@ public final class DemoBroker implements AutoCloseable {
                     .bind(config.port())
                     .sync()
                     .channel();
-        } catch (InterruptedException | RuntimeException e) {
+        } catch (Exception e) { // sync() rethrows bind's checked exceptions (a BindException) undeclared
             shutDownEventLoops();
             replicaManager.close();
-            throw e;
+            if (e instanceof IOException io) {
+                throw io;
+            }
+            if (e instanceof InterruptedException interrupted) {
+                throw interrupted;
+            }
+            throw e instanceof RuntimeException runtime ? runtime : new IllegalStateException(e);
         }
     }
 
     /**
-     * Binds the port and starts serving.
+     * Binds the port and starts serving. When it cannot, it releases everything it started (event
+     * loops, the purgatory with its timer, reaper and JMX name, the follower thread) and throws.
      *
-     * @throws io.netty.channel.ChannelException or another exception from bind, e.g. when the
-     *     port is taken
+     * @throws IOException from bind, e.g. a {@link java.net.BindException} when the port is taken
      */
-    public static DemoBroker start(BrokerConfig config) throws InterruptedException {
+    public static DemoBroker start(BrokerConfig config) throws IOException, InterruptedException {
         final DemoBroker broker = new DemoBroker(config);
         log.info("demo broker listening on port {}: topics {}, {} follower(s) per partition, replica lag {}±{} ms, min.insync.replicas {}",
                 broker.port(), config.topics(), config.followers(), config.replicaLagMs(), config.replicaLagJitterMs(),
@@ -135,6 +164,11 @@ public final class DemoBroker implements AutoCloseable {
     /** The leader's log end offset of a partition: the number of records appended to it. */
     public long logEndOffset(String topic, int partition) {
         return partition(topic, partition).leaderEndOffset();
+    }
+
+    /** acks=-1 produces parked in the purgatory now, waiting for replicas or their timeout. */
+    public int parkedProduces() {
+        return replicaManager.parkedProduces();
     }
 
     /** Completed, expired and parked counts of the produce purgatory. */
@@ -213,12 +247,7 @@ public final class DemoBroker implements AutoCloseable {
         serverChannel.close().awaitUninterruptibly();
         replicaManager.close();
         for (Channel connection : connections) {
-            final KafkaRequestHandler handler = connection.pipeline().get(KafkaRequestHandler.class);
-            if (handler != null) {
-                handler.responses().closeAfterFlush();
-            } else {
-                connection.close();
-            }
+            connection.pipeline().fireUserEventTriggered(KafkaRequestHandler.ConnectionEvent.CLOSE_AFTER_FLUSH); // runs on its event loop
         }
         if (!connections.newCloseFuture().awaitUninterruptibly(CLOSE_TIMEOUT_MS)) {
             log.warn("connections still open after {} ms; closing them", CLOSE_TIMEOUT_MS);

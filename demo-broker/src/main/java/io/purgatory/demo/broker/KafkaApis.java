@@ -1,7 +1,9 @@
 package io.purgatory.demo.broker;
 
+import io.purgatory.DelayedOperation;
 import io.purgatory.demo.broker.ReplicaManager.PartitionAppend;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -155,72 +157,81 @@ final class KafkaApis {
      * A produce: topic names are validated as Kafka does ({@link Topic#isValid}), each partition's
      * records by {@link RecordValidator}. As in Kafka, which keys a request's partitions by topic and
      * partition, a partition listed more than once is appended once, with the data of its last
-     * entry, and answered once; so the work is linear in the request's size.
+     * entry, and answered once; so the work is linear in the request's size. Each result carries the
+     * entry it answers ({@link ProduceResult.Key}), and the response is built from the results.
      */
     private void produce(ProduceRequest request, Responder responder) {
-        final Map<PartitionKey, PartitionAppend> appends = new LinkedHashMap<>();
+        final Map<ProduceResult.Key, PartitionAppend> appends = new LinkedHashMap<>();
         for (TopicProduceData topicData : request.data().topicData()) {
             final TopicKey topicKey = TopicKey.of(topicData);
             final ReplicaManager.Topic topic = resolve(topicKey);
             for (PartitionProduceData partitionData : topicData.partitionData()) {
-                appends.put(new PartitionKey(topicKey, partitionData.index()),
-                        partitionAppend(topicKey, topic, partitionData, request.version()));
+                final PartitionAppend append = partitionAppend(topicKey, topic, partitionData, request.version());
+                appends.put(append.key(), append);
             }
         }
-        final List<PartitionKey> keys = List.copyOf(appends.keySet()); // the callback keeps no records alive
         if (request.acks() == 0) {
             responder.noResponse();
             replicaManager.appendRecords(request.acks(), request.timeout(), List.copyOf(appends.values()), results -> { });
             return;
         }
-        replicaManager.appendRecords(request.acks(), request.timeout(), List.copyOf(appends.values()), results -> {
-            try {
-                responder.send(produceResponse(keys, results));
-            } catch (RuntimeException e) {
-                responder.fail(e);
-            }
-        });
+        final DelayedProduce parked = replicaManager.appendRecords(request.acks(), request.timeout(), List.copyOf(appends.values()),
+                results -> {
+                    try {
+                        responder.send(produceResponse(results));
+                    } catch (RuntimeException e) {
+                        responder.fail(e);
+                    }
+                });
+        if (parked != null) {
+            responder.awaits(parked);
+        }
     }
 
     private ReplicaManager.Topic resolve(TopicKey key) {
         return key.byId() ? replicaManager.topic(key.id()) : replicaManager.topic(key.name());
     }
 
-    private static PartitionAppend partitionAppend(TopicKey key, ReplicaManager.Topic topic, PartitionProduceData partitionData,
+    private static PartitionAppend partitionAppend(TopicKey topicKey, ReplicaManager.Topic topic, PartitionProduceData partitionData,
                                                    short version) {
-        if (!key.byId() && !Topic.isValid(key.name())) {
-            return PartitionAppend.refused(Errors.INVALID_TOPIC_EXCEPTION);
+        // the topic's own name when the request's is equal: a parked produce keeps no copy of the name
+        final String name = topic != null && topic.name().equals(topicKey.name()) ? topic.name() : topicKey.name();
+        final ProduceResult.Key key = new ProduceResult.Key(name, topicKey.id(), partitionData.index());
+        if (!topicKey.byId() && !Topic.isValid(topicKey.name())) {
+            return PartitionAppend.refused(key, Errors.INVALID_TOPIC_EXCEPTION);
         }
         if (topic == null) {
-            return PartitionAppend.refused(key.byId() ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION);
+            return PartitionAppend.refused(key, topicKey.byId() ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION);
         }
         final Partition partition = topic.partition(partitionData.index());
         if (partition == null) {
-            return PartitionAppend.refused(Errors.UNKNOWN_TOPIC_OR_PARTITION);
+            return PartitionAppend.refused(key, Errors.UNKNOWN_TOPIC_OR_PARTITION);
         }
         final RecordValidator.Result verdict = RecordValidator.validate(partitionData.records(), version);
         if (verdict.error() != Errors.NONE) {
-            return PartitionAppend.refused(verdict.error());
+            return PartitionAppend.refused(key, verdict.error());
         }
-        return PartitionAppend.of(partition, verdict.records() == 0 ? MemoryRecords.EMPTY : (MemoryRecords) partitionData.records());
+        return PartitionAppend.of(key, partition, verdict.records() == 0 ? MemoryRecords.EMPTY : (MemoryRecords) partitionData.records());
     }
 
-    /** The produce response: one entry per distinct partition, grouped by topic, in the order they first appeared. */
-    private static ProduceResponse produceResponse(List<PartitionKey> keys, List<ProduceResult> results) {
-        final Map<PartitionKey, ProduceResult> byPartition = new LinkedHashMap<>();
-        for (int i = 0; i < keys.size(); i++) {
-            byPartition.put(keys.get(i), results.get(i)); // appendRecords answers one result per append, in order
-        }
+    /**
+     * The produce response: each result under its key's topic (topics in the order they first
+     * appear), its partitions in the order of the results.
+     */
+    private static ProduceResponse produceResponse(List<ProduceResult> results) {
         final ProduceResponseData data = new ProduceResponseData();
-        final Map<TopicKey, TopicProduceResponse> topics = new LinkedHashMap<>();
-        byPartition.forEach((key, result) -> topics.computeIfAbsent(key.topic(), topic -> {
-            final TopicProduceResponse response = new TopicProduceResponse().setName(echoable(topic.name())).setTopicId(topic.id());
-            data.responses().add(response);
-            return response;
-        }).partitionResponses().add(new PartitionProduceResponse()
-                .setIndex(key.partition())
-                .setErrorCode(result.error().code())
-                .setBaseOffset(result.error() == Errors.NONE ? result.baseOffset() : ProduceResult.NO_OFFSET)));
+        final Map<List<Object>, TopicProduceResponse> byTopic = new LinkedHashMap<>();
+        for (ProduceResult result : results) {
+            final ProduceResult.Key key = result.key();
+            byTopic.computeIfAbsent(Arrays.asList(key.topic(), key.topicId()), t -> new TopicProduceResponse()
+                            .setName(echoable(key.topic()))
+                            .setTopicId(key.topicId()))
+                    .partitionResponses().add(new PartitionProduceResponse()
+                            .setIndex(key.partition())
+                            .setErrorCode(result.error().code())
+                            .setBaseOffset(result.error() == Errors.NONE ? result.baseOffset() : ProduceResult.NO_OFFSET));
+        }
+        byTopic.values().forEach(data.responses()::add);
         return new ProduceResponse(data);
     }
 
@@ -258,9 +269,6 @@ final class KafkaApis {
         }
     }
 
-    /** A partition as a produce request names it; a request's partitions are keyed by it. */
-    private record PartitionKey(TopicKey topic, int partition) {
-    }
 
     /** Where a request's response goes. Implementations are thread-safe. */
     interface Responder {
@@ -275,5 +283,12 @@ final class KafkaApis {
          * the responses before this one are written. Called at most once, instead of the others.
          */
         void fail(RuntimeException cause);
+
+        /**
+         * The response waits for {@code operation}, a parked produce: if the connection closes
+         * first, the responder completes it at once (its response goes nowhere), so the purgatory
+         * does not hold it until its timeout. Called on the thread handling the request.
+         */
+        void awaits(DelayedOperation operation);
     }
 }

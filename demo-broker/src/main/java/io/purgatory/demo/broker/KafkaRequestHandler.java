@@ -3,6 +3,7 @@ package io.purgatory.demo.broker;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.timeout.IdleStateEvent;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -26,7 +27,17 @@ import org.slf4j.LoggerFactory;
  * <p>Back-pressure, like a Kafka broker muting a channel: while {@code maxInFlight} requests of
  * this connection await their responses, further frames wait here unhandled and the socket is not
  * read (nor while it cannot take more responses), so one client cannot make the broker hold
- * unbounded work.
+ * unbounded work. At the limit the socket is still read until a frame waits (at most one read's
+ * worth of frames is held), so that a client closing its connection is noticed even then.
+ *
+ * <p>A connection that has read nothing for the idle timeout ({@link IdleStateEvent} from the
+ * pipeline's {@code IdleStateHandler}) and owes no response is closed.
+ *
+ * <p>When the connection closes, its parked produces leave the purgatory at once
+ * ({@link ResponseQueue#abandon}): a Kafka broker keeps them until their timeout.
+ *
+ * <p>It owns the connection's {@link ResponseQueue}: responses and the broker's shutdown reach it as
+ * pipeline events ({@link ConnectionEvent}), so everything it holds is touched on the event loop only.
  *
  * <p>Each request that parses is counted in {@link BrokerStats}, and so are the error codes of
  * its response.
@@ -42,7 +53,14 @@ final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
     private final ArrayDeque<ByteBuf> unhandled = new ArrayDeque<>();
     private ChannelHandlerContext ctx;
     private ResponseQueue responses;
-    private boolean handling; // a response written while handling a frame must not recurse into the loop
+
+    /** What this handler is told through the pipeline ({@code fireUserEventTriggered}), on its event loop. */
+    enum ConnectionEvent {
+        /** A response filled its slot: write what is ready, then maybe handle more requests. */
+        RESPONSE_READY,
+        /** The broker is shutting down: write what is owed, then close ({@link ResponseQueue#closeAfterFlush}). */
+        CLOSE_AFTER_FLUSH
+    }
 
     KafkaRequestHandler(KafkaApis apis, BrokerStats stats, int maxInFlight) {
         this.apis = apis;
@@ -50,20 +68,22 @@ final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
         this.maxInFlight = maxInFlight;
     }
 
-    ResponseQueue responses() {
-        return responses;
-    }
-
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
-        this.responses = new ResponseQueue(ctx.channel(), this::handleFrames);
+        this.responses = new ResponseQueue(ctx.channel());
     }
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
         unhandled.forEach(ByteBuf::release);
         unhandled.clear();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        responses.abandon();
+        ctx.fireChannelInactive();
     }
 
     @Override
@@ -78,6 +98,30 @@ final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
         ctx.fireChannelWritabilityChanged();
     }
 
+    /**
+     * A response is ready to write; the broker shuts down; or the connection has read nothing for
+     * the idle timeout, and is closed if it owes no response.
+     */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+        if (event == ConnectionEvent.RESPONSE_READY) {
+            if (responses.writeReady()) {
+                handleFrames();
+            }
+            return;
+        }
+        if (event == ConnectionEvent.CLOSE_AFTER_FLUSH) {
+            responses.closeAfterFlush();
+            handleFrames(); // drops the frames waiting and reads on, so that the close sends no reset
+            return;
+        }
+        if (event instanceof IdleStateEvent && responses.inFlight() == 0 && unhandled.isEmpty()) {
+            log.debug("closing idle connection from {}", ctx.channel().remoteAddress());
+            ctx.close();
+        }
+        ctx.fireUserEventTriggered(event);
+    }
+
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof IOException) {
@@ -90,30 +134,22 @@ final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
 
     /** Handles waiting frames while fewer than {@code maxInFlight} responses are owed, then decides whether to read on. */
     private void handleFrames() {
-        if (handling) {
-            return;
-        }
         if (responses.isClosing()) { // shutting down: read and drop, so that closing sends no reset
             unhandled.forEach(ByteBuf::release);
             unhandled.clear();
             ctx.channel().config().setAutoRead(true);
             return;
         }
-        handling = true;
-        try {
-            // stop while the socket cannot take more: each fetch answered here may add megabytes to the outbound buffer
-            while (!unhandled.isEmpty() && responses.inFlight() < maxInFlight && ctx.channel().isActive() && ctx.channel().isWritable()) {
-                final ByteBuf frame = unhandled.poll();
-                try {
-                    handle(frame.nioBuffer()); // the buffer is used only within this call
-                } finally {
-                    frame.release();
-                }
+        // stop while the socket cannot take more: each fetch answered here may add megabytes to the outbound buffer
+        while (!unhandled.isEmpty() && responses.inFlight() < maxInFlight && ctx.channel().isActive() && ctx.channel().isWritable()) {
+            final ByteBuf frame = unhandled.poll();
+            try {
+                handle(frame.nioBuffer()); // the buffer is used only within this call
+            } finally {
+                frame.release();
             }
-        } finally {
-            handling = false;
         }
-        ctx.channel().config().setAutoRead(unhandled.isEmpty() && responses.inFlight() < maxInFlight && ctx.channel().isWritable());
+        ctx.channel().config().setAutoRead(unhandled.isEmpty() && ctx.channel().isWritable());
     }
 
     private void handle(ByteBuffer buffer) {

@@ -16,10 +16,11 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  * leader's and never goes back; the high watermark is the smallest log end offset in the ISR.
  * Followers are replicas {@code 1..followers}.
  *
- * <p>ISR membership follows Kafka: a follower stays in the ISR while it has been caught up with the
- * leader within the last {@code replicaLagTimeMaxMs}; it leaves when it has not, and rejoins once
- * its log end offset reaches the high watermark. "Caught up at time t" means it held everything the
- * leader had at t.
+ * <p>ISR membership follows Kafka ({@code Replica.isCaughtUp}): a follower stays in the ISR while its
+ * log end offset equals the leader's, however long ago it last fetched, or it has been caught up
+ * with the leader within the last {@code replicaLagTimeMaxMs}; it leaves when neither holds, and
+ * rejoins once its log end offset reaches the high watermark. "Caught up at time t" means it held
+ * everything the leader had at t.
  *
  * <p>The high watermark never goes back: follower end offsets only grow, a follower leaving the
  * ISR can only raise the minimum, and one rejoins only once it has the high watermark. An append
@@ -172,16 +173,17 @@ final class Partition {
     }
 
     /**
-     * Drops from the ISR every follower that has not been caught up for longer than
-     * {@code replicaLagTimeMaxMs}. A follower that is fetching ({@code fetching[i]} true for
-     * replica {@code i + 1}) and has the leader's log end offset is caught up now.
+     * Drops from the ISR every follower that is behind the leader's log end offset and has not been
+     * caught up for longer than {@code replicaLagTimeMaxMs}. A follower at the leader's log end
+     * offset is caught up now, stalled or not (a stalled follower is fully caught up on an idle
+     * partition), as in Kafka.
      *
      * @return whether the ISR shrank
      */
-    synchronized boolean maybeShrinkIsr(long nowMs, boolean[] fetching) {
+    synchronized boolean maybeShrinkIsr(long nowMs) {
         boolean shrank = false;
         for (int i = 0; i < inIsr.length; i++) {
-            if (fetching[i] && followerEndOffset[i] == log.logEndOffset()) {
+            if (followerEndOffset[i] == log.logEndOffset()) {
                 lastCaughtUpMs[i] = nowMs;
             }
             if (inIsr[i] && nowMs - lastCaughtUpMs[i] > replicaLagTimeMaxMs) {

@@ -33,7 +33,8 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  * that purgatory too.
  *
  * <p>Thread-safe: the topic maps are built in the constructor and never change; partition state is
- * guarded by each {@link Partition}; the purgatories and {@link SimulatedFollowers} are thread-safe.
+ * guarded by each {@link Partition}; the purgatories and {@link SimulatedFollowers} are thread-safe;
+ * {@code stopped} is volatile, set once by {@link #close()}.
  */
 final class ReplicaManager implements AutoCloseable {
     private final Map<String, Topic> topicsByName = new LinkedHashMap<>();
@@ -41,6 +42,8 @@ final class ReplicaManager implements AutoCloseable {
     private final DelayedOperationPurgatory<DelayedProduce> producePurgatory;
     private final DelayedOperationPurgatory<DelayedFetch> fetchPurgatory;
     private final SimulatedFollowers followers;
+    private final int maxParkedRequests;
+    private volatile boolean stopped;
 
     /** A topic: its name, its id (produce v13+ and metadata use it) and its partitions by index. */
     record Topic(String name, Uuid id, List<Partition> partitions) {
@@ -49,14 +52,14 @@ final class ReplicaManager implements AutoCloseable {
         }
     }
 
-    /** One partition of a produce request: where, its validated record batches, or why it is refused already. */
-    record PartitionAppend(Partition partition, MemoryRecords records, Errors refused) {
-        static PartitionAppend of(Partition partition, MemoryRecords records) {
-            return new PartitionAppend(partition, records, null);
+    /** One partition of a produce request: which entry, where, its validated record batches, or why it is refused already. */
+    record PartitionAppend(ProduceResult.Key key, Partition partition, MemoryRecords records, Errors refused) {
+        static PartitionAppend of(ProduceResult.Key key, Partition partition, MemoryRecords records) {
+            return new PartitionAppend(key, partition, records, null);
         }
 
-        static PartitionAppend refused(Errors error) {
-            return new PartitionAppend(null, MemoryRecords.EMPTY, error);
+        static PartitionAppend refused(ProduceResult.Key key, Errors error) {
+            return new PartitionAppend(key, null, MemoryRecords.EMPTY, error);
         }
     }
 
@@ -76,6 +79,7 @@ final class ReplicaManager implements AutoCloseable {
         });
         this.producePurgatory = new DelayedOperationPurgatory<>("produce");
         this.fetchPurgatory = new DelayedOperationPurgatory<>("fetch");
+        this.maxParkedRequests = config.maxParkedRequests();
         this.followers = new SimulatedFollowers(config, all, new SimulatedFollowers.Listener() {
             @Override
             public void highWatermarkMoved(Partition partition, long highWatermark) {
@@ -161,19 +165,35 @@ final class ReplicaManager implements AutoCloseable {
         fetchPurgatory.checkAndComplete(DelayedFetch.anyProgress(partition.topicPartition()));
     }
 
+    /** acks=-1 produces waiting in the purgatory now. */
+    int parkedProduces() {
+        return producePurgatory.numDelayed();
+    }
+
     /**
      * Appends each partition's records on the leader and calls {@code responder} once with one
-     * result per partition, in order: at once for {@code acks} 0 and 1, and for {@code acks=-1}
+     * result per partition, each with its append's {@link ProduceResult#key() key}: at once for {@code acks} 0 and 1, and for {@code acks=-1}
      * when every ISR replica has the records or {@code timeoutMs} passes, whichever is first.
      * An {@code acks=-1} produce to a partition whose ISR is below the minimum is refused with
      * {@link Errors#NOT_ENOUGH_REPLICAS} and appends nothing there. The records are copied into the
-     * partition's log before this returns.
+     * partition's log before this returns. While {@link BrokerConfig#maxParkedRequests()} produces
+     * are parked, an {@code acks=-1} produce is refused with {@link Errors#THROTTLING_QUOTA_EXCEEDED}
+     * and appends nothing (the check and the parking are not atomic: concurrent connections may
+     * overshoot the cap by a few).
+     *
+     * @return the produce it parked (it may have completed already), or {@code null} when none
+     *     was needed and {@code responder} has been called
      */
-    void appendRecords(short acks, long timeoutMs, List<PartitionAppend> appends, Consumer<List<ProduceResult>> responder) {
+    DelayedProduce appendRecords(short acks, long timeoutMs, List<PartitionAppend> appends, Consumer<List<ProduceResult>> responder) {
         final List<ProduceResult> results = new ArrayList<>(appends.size());
         final Map<TopicPartition, Long> requiredEndOffsets = new LinkedHashMap<>();
+        final Errors refusal = stopped ? Errors.NOT_LEADER_OR_FOLLOWER
+                : acks == -1 && producePurgatory.numDelayed() >= maxParkedRequests ? Errors.THROTTLING_QUOTA_EXCEEDED
+                : null;
         for (PartitionAppend append : appends) {
-            final ProduceResult result = append(acks, append);
+            final ProduceResult result = refusal != null && append.refused() == null
+                    ? ProduceResult.failed(append.key(), refusal)
+                    : append(acks, append);
             if (result.waitsFor() != null) {
                 requiredEndOffsets.merge(result.waitsFor().topicPartition(), result.endOffset(), Math::max);
             }
@@ -181,21 +201,26 @@ final class ReplicaManager implements AutoCloseable {
         }
         if (requiredEndOffsets.isEmpty()) {
             responder.accept(results);
-        } else {
-            producePurgatory.tryCompleteElseWatch(new DelayedProduce(Math.max(0, timeoutMs), results, responder), requiredEndOffsets);
+            return null;
         }
+        final DelayedProduce produce = new DelayedProduce(Math.max(0, timeoutMs), results, responder);
+        producePurgatory.tryCompleteElseWatch(produce, requiredEndOffsets);
+        if (stopped) { // parked while close() was taking the parked produces out
+            produce.completeLeaderGone(Errors.NOT_LEADER_OR_FOLLOWER);
+        }
+        return produce;
     }
 
     private ProduceResult append(short acks, PartitionAppend append) {
         if (append.refused() != null) {
-            return ProduceResult.failed(append.refused());
+            return ProduceResult.failed(append.key(), append.refused());
         }
         if (acks != -1 && acks != 0 && acks != 1) {
-            return ProduceResult.failed(Errors.INVALID_REQUIRED_ACKS);
+            return ProduceResult.failed(append.key(), Errors.INVALID_REQUIRED_ACKS);
         }
         final Partition partition = append.partition();
         if (acks == -1 && partition.isrBelowMinimum()) {
-            return ProduceResult.failed(Errors.NOT_ENOUGH_REPLICAS);
+            return ProduceResult.failed(append.key(), Errors.NOT_ENOUGH_REPLICAS);
         }
         final Partition.AppendResult appended = partition.append(append.records());
         followers.onAppend(partition);
@@ -203,18 +228,27 @@ final class ReplicaManager implements AutoCloseable {
             fetchesSeeHighWatermark(partition, appended.highWatermark());
         }
         return acks == -1
-                ? ProduceResult.awaitingReplication(partition, appended.baseOffset(), appended.endOffset())
-                : ProduceResult.appended(appended.baseOffset());
+                ? ProduceResult.awaitingReplication(append.key(), partition, appended.baseOffset(), appended.endOffset())
+                : ProduceResult.appended(append.key(), appended.baseOffset());
     }
 
     /**
-     * Stops the followers, then closes the purgatories, which answer every parked request: a
-     * produce's partitions still waiting get {@link Errors#REQUEST_TIMED_OUT}, a fetch what is
-     * there.
+     * Stops leading: stops the followers and answers every parked produce, the partitions still
+     * waiting with {@link Errors#NOT_LEADER_OR_FOLLOWER} (retriable: a Kafka client refreshes its
+     * metadata and sends again, as when a leader moves), then closes the purgatories (a parked fetch
+     * is answered with what is there). From now on a produce is answered
+     * {@code NOT_LEADER_OR_FOLLOWER} and appends nothing.
      */
     @Override
     public void close() {
+        stopped = true;
         followers.close();
+        for (Topic topic : topicsByName.values()) {
+            for (Partition partition : topic.partitions()) {
+                producePurgatory.cancelForKey(partition.topicPartition())
+                        .forEach(produce -> produce.completeLeaderGone(Errors.NOT_LEADER_OR_FOLLOWER));
+            }
+        }
         producePurgatory.close();
         fetchPurgatory.close();
     }

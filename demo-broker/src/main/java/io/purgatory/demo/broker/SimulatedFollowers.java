@@ -112,7 +112,7 @@ final class SimulatedFollowers implements AutoCloseable {
 
         final long isrCheckMs = Math.max(1, config.replicaLagTimeMaxMs() / 2);
         scheduler.scheduleAtFixedRate(this::checkIsr, isrCheckMs, isrCheckMs);
-        scheduleStalls(config.stalledReplicas(), config.stallMs(), config.healthyMs());
+        scheduleStalls(config.stalledReplicas(), config.stallMs(), config.healthyMs(), config.stallAfterMs());
     }
 
     /** The leader of {@code partition} appended: each follower that is not stalled and has no fetch in flight issues one. */
@@ -223,13 +223,17 @@ final class SimulatedFollowers implements AutoCloseable {
         }
     }
 
-    private void scheduleStalls(Set<Integer> replicaIds, long stallMs, long healthyMs) {
+    private void scheduleStalls(Set<Integer> replicaIds, long stallMs, long healthyMs, long stallAfterMs) {
         replicaIds.forEach(this::checkReplicaId);
         if (replicaIds.isEmpty()) {
             return;
         }
-        if (stallMs == 0) {
+        if (stallMs == 0 && stallAfterMs == 0) {
             replicaIds.forEach(this::stall);
+            return;
+        }
+        if (stallMs == 0) {
+            scheduler.schedule(() -> replicaIds.forEach(this::stall), stallAfterMs);
             return;
         }
         final long periodMs = healthyMs + stallMs;
@@ -239,12 +243,8 @@ final class SimulatedFollowers implements AutoCloseable {
 
     private void checkIsr() {
         final long nowMs = scheduler.nowMs();
-        final boolean[] fetching = new boolean[followers];
-        for (int i = 0; i < followers; i++) {
-            fetching[i] = !isStalled(i + 1);
-        }
         for (Partition partition : partitions) {
-            if (partition.maybeShrinkIsr(nowMs, fetching)) {
+            if (partition.maybeShrinkIsr(nowMs)) {
                 log.info("ISR of {} shrank to {}", partition, partition.isr());
                 listener.isrChanged(partition);
             }

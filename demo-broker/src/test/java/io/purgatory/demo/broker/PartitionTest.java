@@ -14,8 +14,6 @@ import org.junit.jupiter.api.Test;
 /** ISR bookkeeping with explicit times: no clock, no threads. */
 class PartitionTest {
     private static final long MAX_LAG_MS = 100;
-    private static final boolean[] BOTH_FETCHING = {true, true};
-    private static final boolean[] SECOND_STALLED = {true, false};
 
     private static final FetchResult NOT_MOVED = new FetchResult(FetchResult.NOT_MOVED, false);
 
@@ -52,11 +50,13 @@ class PartitionTest {
     void aShrinkCountsTheFollowersItDrops() {
         partition.append(WireClient.records(1));
         partition.onFollowerFetch(1, 1, 0);
-        partition.maybeShrinkIsr(MAX_LAG_MS + 1, SECOND_STALLED);
+        partition.maybeShrinkIsr(MAX_LAG_MS + 1);
         assertEquals(0, partition.timesLeftIsr(1));
         assertEquals(1, partition.timesLeftIsr(2));
         partition.onFollowerFetch(2, 1, 200);
-        partition.maybeShrinkIsr(200 + MAX_LAG_MS + 1, SECOND_STALLED);
+        partition.append(WireClient.records(1));
+        partition.onFollowerFetch(1, 2, 200);
+        partition.maybeShrinkIsr(200 + MAX_LAG_MS + 1);
         assertEquals(2, partition.timesLeftIsr(2), "rejoined, then left again");
     }
 
@@ -72,8 +72,8 @@ class PartitionTest {
     void aFollowerNotCaughtUpForLongerThanTheMaxLagLeavesTheIsrAndProducesCompleteWithoutIt() {
         partition.append(WireClient.records(1));
         partition.onFollowerFetch(1, 1, 0);
-        assertFalse(partition.maybeShrinkIsr(MAX_LAG_MS, SECOND_STALLED), "exactly the max lag: still in");
-        assertTrue(partition.maybeShrinkIsr(MAX_LAG_MS + 1, SECOND_STALLED));
+        assertFalse(partition.maybeShrinkIsr(MAX_LAG_MS), "exactly the max lag: still in");
+        assertTrue(partition.maybeShrinkIsr(MAX_LAG_MS + 1));
         assertEquals(List.of(0, 1), partition.isr());
         assertEquals(Errors.NONE, partition.replicationStatus(1), "ISR of 2 meets min.insync.replicas = 2");
     }
@@ -81,36 +81,49 @@ class PartitionTest {
     @Test
     void belowMinInsyncReplicasAProduceIsRefusedOrCompletesWithNotEnoughReplicasAfterAppend() {
         partition.append(WireClient.records(1));
-        assertTrue(partition.maybeShrinkIsr(MAX_LAG_MS + 1, new boolean[] {false, false}));
+        assertTrue(partition.maybeShrinkIsr(MAX_LAG_MS + 1));
         assertEquals(List.of(0), partition.isr());
         assertTrue(partition.isrBelowMinimum());
         assertEquals(Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND, partition.replicationStatus(1));
     }
 
     @Test
-    void aFetchingFollowerAtTheLeadersEndIsCaughtUpEvenWithoutTraffic() {
-        assertFalse(partition.maybeShrinkIsr(10 * MAX_LAG_MS, BOTH_FETCHING));
-        assertTrue(partition.maybeShrinkIsr(10 * MAX_LAG_MS + MAX_LAG_MS + 1, SECOND_STALLED), "a stalled one is not");
+    void aFollowerAtTheLeadersEndStaysInTheIsrHoweverLongAgoItFetched() {
+        partition.append(WireClient.records(3));
+        partition.onFollowerFetch(1, 3, 0);
+        partition.onFollowerFetch(2, 3, 0);
+        assertFalse(partition.maybeShrinkIsr(10 * MAX_LAG_MS), "neither fetched since 0, both hold the leader's end");
+        assertFalse(partition.maybeShrinkIsr(100 * MAX_LAG_MS));
+        assertEquals(List.of(0, 1, 2), partition.isr());
+
+        partition.append(WireClient.records(1));
+        partition.onFollowerFetch(1, 4, 100 * MAX_LAG_MS);
+        assertFalse(partition.maybeShrinkIsr(101 * MAX_LAG_MS), "behind since the append: caught up at the last check");
+        assertTrue(partition.maybeShrinkIsr(101 * MAX_LAG_MS + 1), "behind, and caught up more than the max lag ago");
+        assertEquals(List.of(0, 1), partition.isr());
     }
 
     @Test
     void aFollowerRejoinsTheIsrWhenItReachesTheHighWatermark() {
         partition.append(WireClient.records(4));
         partition.onFollowerFetch(1, 4, 50);
-        partition.maybeShrinkIsr(MAX_LAG_MS + 1, SECOND_STALLED);
+        partition.maybeShrinkIsr(MAX_LAG_MS + 1);
         assertEquals(List.of(0, 1), partition.isr());
 
         assertEquals(NOT_MOVED, partition.onFollowerFetch(2, 3, 150));
         assertEquals(List.of(0, 1), partition.isr(), "behind the high watermark 4");
         assertEquals(new FetchResult(FetchResult.NOT_MOVED, true), partition.onFollowerFetch(2, 4, 160));
         assertEquals(List.of(0, 1, 2), partition.isr());
-        assertFalse(partition.maybeShrinkIsr(160 + MAX_LAG_MS, BOTH_FETCHING), "caught up at 160: not dropped again at once");
+        assertFalse(partition.maybeShrinkIsr(160 + MAX_LAG_MS), "caught up at 160: not dropped again at once");
     }
 
     @Test
     void aFollowerRejoinsOnAnIdlePartitionWhenItFetchesAgain() {
-        partition.maybeShrinkIsr(MAX_LAG_MS + 1, SECOND_STALLED);
-        assertEquals(new FetchResult(FetchResult.NOT_MOVED, true), partition.onFollowerFetch(2, 0, 500));
+        partition.append(WireClient.records(1));
+        partition.onFollowerFetch(1, 1, 0);
+        partition.maybeShrinkIsr(MAX_LAG_MS + 1);
+        assertEquals(List.of(0, 1), partition.isr());
+        assertEquals(new FetchResult(FetchResult.NOT_MOVED, true), partition.onFollowerFetch(2, 1, 500));
         assertEquals(List.of(0, 1, 2), partition.isr());
     }
 }

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.util.List;
 import org.apache.kafka.common.message.MetadataResponseData;
@@ -20,8 +22,16 @@ import org.junit.jupiter.api.Test;
  * it are written, then the connection closes; nothing after it is written.
  */
 class ResponseQueueTest {
-    private final EmbeddedChannel channel = new EmbeddedChannel();
-    private final ResponseQueue queue = new ResponseQueue(channel, () -> { });
+    /** The queue's owner, as {@link KafkaRequestHandler} is: writes what is ready when told. */
+    private final EmbeddedChannel channel = new EmbeddedChannel(new ChannelInboundHandlerAdapter() {
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+            if (event == KafkaRequestHandler.ConnectionEvent.RESPONSE_READY) {
+                queue.writeReady();
+            }
+        }
+    });
+    private final ResponseQueue queue = new ResponseQueue(channel);
 
     @Test
     void aResponseThatDoesNotSerializeClosesTheConnectionAfterTheResponsesBeforeIt() {
@@ -31,10 +41,12 @@ class ResponseQueueTest {
 
         unserializable.send(metadata("x".repeat(40_000))); // longer than a protocol string can be
         after.send(metadata("fine"));
+        channel.runPendingTasks();
         assertNull(channel.readOutbound(), "waits for the first response");
         assertTrue(channel.isOpen());
 
         first.send(metadata("fine"));
+        channel.runPendingTasks();
 
         assertEquals(List.of(1), writtenCorrelationIds());
         assertFalse(channel.isOpen(), "closed instead of waiting forever on the empty slot");
@@ -47,8 +59,10 @@ class ResponseQueueTest {
         final ResponseQueue.Slot failed = queue.reserve(header(2));
 
         failed.fail(new IllegalStateException("could not build the response"));
+        channel.runPendingTasks();
         assertTrue(channel.isOpen());
         first.send(metadata("fine"));
+        channel.runPendingTasks();
 
         assertEquals(List.of(1), writtenCorrelationIds());
         assertFalse(channel.isOpen());

@@ -30,7 +30,7 @@ class ShutdownTest {
         broker.close();
 
         for (CompletableFuture<Answer> future : parked) {
-            assertEquals(Errors.REQUEST_TIMED_OUT.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(future)).errorCode());
+            assertEquals(Errors.NOT_LEADER_OR_FOLLOWER.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(future)).errorCode());
         }
         for (CompletableFuture<Answer> future : quick) {
             assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(future)).errorCode());
@@ -40,7 +40,24 @@ class ShutdownTest {
             assertEquals(List.of(), client.protocolErrors());
             client.close();
         }
-        assertEquals(parked.size(), broker.producePurgatoryMetrics().expired());
+        assertEquals(0, broker.producePurgatoryMetrics().expired(), "answered at the close, not expired");
+    }
+
+    @Test
+    void aProduceArrivingDuringTheCloseIsAnsweredNotLeaderOrFollowerAndAppendsNothing() throws Exception {
+        final BrokerConfig config = BrokerConfig.builder().port(0).stallReplica(2).build();
+        final ReplicaManager replicaManager = new ReplicaManager(config);
+        final Partition partition = replicaManager.topic("demo").partition(0);
+        final List<List<ProduceResult>> answers = new ArrayList<>();
+        final ProduceResult.Key key = new ProduceResult.Key("demo", null, 0);
+        replicaManager.close();
+
+        final DelayedProduce parked = replicaManager.appendRecords((short) -1, 600_000,
+                List.of(ReplicaManager.PartitionAppend.of(key, partition, WireClient.records(1))), answers::add);
+
+        assertEquals(null, parked);
+        assertEquals(List.of(List.of(ProduceResult.failed(key, Errors.NOT_LEADER_OR_FOLLOWER))), answers);
+        assertEquals(0, partition.leaderEndOffset());
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.purgatory.demo.broker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -115,17 +116,40 @@ class SimulatedFollowersTest {
         assertEquals(List.of(), heard, "not caught up for exactly the max lag: still in");
 
         scheduler.runUntil(MAX_LAG_MS + MAX_LAG_MS / 2);
-        assertEquals(List.of("checkAndComplete demo-0", "checkAndComplete demo-1"), heard, "the shrink raised demo-0's high watermark to 1");
+        assertEquals(List.of("checkAndComplete demo-0"), heard, "the shrink raised demo-0's high watermark to 1");
         assertEquals(List.of(0, 1), p0.isr());
-        assertEquals(List.of(0, 1), p1.isr());
+        assertEquals(List.of(0, 1, 2), p1.isr(), "on idle demo-1 the stalled follower has the leader's end: it stays, as in Kafka");
 
         heard.clear();
         followers.resume(2);
         scheduler.runUntil(MAX_LAG_MS + MAX_LAG_MS / 2 + LAG_MS);
-        assertEquals(List.of("checkAndComplete demo-0", "checkAndComplete demo-1"), heard,
-                "the resume fetched every partition, the idle one too, and rejoined both ISRs");
+        assertEquals(List.of("checkAndComplete demo-0"), heard, "the resume fetched demo-0 and rejoined its ISR");
         assertEquals(List.of(0, 1, 2), p0.isr());
+    }
+
+    @Test
+    void aDelayedStallStartsAfterItsDelayAndLasts() {
+        start(BrokerConfig.builder().stallReplica(2).stallAfterMs(300));
+        scheduler.runUntil(299);
+        assertFalse(followers.isStalled(2));
+        scheduler.runUntil(300);
+        assertTrue(followers.isStalled(2));
+        scheduler.runUntil(100_000);
+        assertTrue(followers.isStalled(2));
+        assertFalse(followers.isStalled(1));
+    }
+
+    @Test
+    void aStalledFollowerFullyCaughtUpOnAnIdlePartitionStaysInTheIsr() {
+        start(BrokerConfig.builder());
+        append(p0, 5);
+        scheduler.runUntil(2 * LAG_MS);
+        followers.stall(2);
+        scheduler.runUntil(20 * MAX_LAG_MS);
+        assertEquals(List.of(0, 1, 2), p0.isr(), "replica 2 has the leader's log end offset: Kafka keeps it in the ISR");
         assertEquals(List.of(0, 1, 2), p1.isr());
+        assertEquals(0, p0.timesLeftIsr(2));
+        assertEquals(List.of("advance demo-0 5"), heard);
     }
 
     @Test

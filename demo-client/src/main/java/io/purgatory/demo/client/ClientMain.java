@@ -3,6 +3,9 @@ package io.purgatory.demo.client;
 import java.io.PrintWriter;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -15,6 +18,9 @@ import picocli.CommandLine.Spec;
  * prints the summary and turns the result into an exit code. Output goes to the command line's
  * {@link CommandLine#getOut() out} and {@link CommandLine#getErr() err} writers, so tests can capture
  * it with {@link CommandLine#setOut} and {@link CommandLine#setErr}.
+ *
+ * <p>Ctrl-C or SIGTERM ends the run at once: a shutdown hook stops the load and waits until the
+ * summary of what happened so far is printed, with a line saying so on standard error.
  *
  * <p>Not thread-safe: picocli fills the fields, then calls {@link #call()} once, on one thread.
  */
@@ -34,8 +40,9 @@ import picocli.CommandLine.Spec;
             "                has the record",
             "  timed out     REQUEST_TIMED_OUT: the request waited in the broker's purgatory",
             "                for its replicas until --timeout-ms passed",
-            "  other errors  any other error code, by name (e.g. NOT_ENOUGH_REPLICAS),",
-            "                and the two below",
+            "  other errors  any other error code, by name (e.g. NOT_ENOUGH_REPLICAS;",
+            "                NOT_LEADER_OR_FOLLOWER: the broker shut down, or its leadership",
+            "                moved, with the request waiting), and the two below",
             "  no response   nothing came back within --timeout-ms + --grace-ms",
             "  disconnected  the connection was lost while the request was in flight",
             "  sent          acks=0: written; the broker sends no response",
@@ -60,10 +67,15 @@ import picocli.CommandLine.Spec;
             "     or, with acks=0, was sent",
             "  1  no connection, no such topic, or requests with no response, disconnected",
             "     or not sent",
-            "  2  invalid options"},
+            "  2  invalid options",
+            "  130  interrupted (Ctrl-C or SIGTERM): the summary so far is printed first"},
         exitCodeOnInvalidInput = 2)
 public final class ClientMain implements Callable<Integer> {
     static final int MAX_RECORD_SIZE = 1024 * 1024;
+    /** Exit status after Ctrl-C or SIGTERM, as a shell reports a command killed by SIGINT. */
+    static final int EXIT_INTERRUPTED = 130;
+    /** How long the JVM's shutdown waits for the summary of an interrupted run (the handshake may still be going on). */
+    private static final long INTERRUPT_REPORT_MS = 5_000;
 
     @Spec
     private CommandSpec spec;
@@ -169,13 +181,43 @@ public final class ClientMain implements Callable<Integer> {
         final ClientOptions options = options();
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
+        final CompletableFuture<Void> stop = new CompletableFuture<>();
+        final CountDownLatch reported = new CountDownLatch(1);
+        final Thread onInterrupt = new Thread(() -> {
+            stop.complete(null);
+            try {
+                reported.await(INTERRUPT_REPORT_MS, TimeUnit.MILLISECONDS); // the JVM exits when this hook returns
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "demo-client-interrupted");
+        Runtime.getRuntime().addShutdownHook(onInterrupt);
+        try {
+            return runAndReport(options, out, err, stop);
+        } finally {
+            reported.countDown();
+            try {
+                Runtime.getRuntime().removeShutdownHook(onInterrupt);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook is running: it returns now that the report is out
+            }
+        }
+    }
+
+    private static int runAndReport(ClientOptions options, PrintWriter out, PrintWriter err, CompletableFuture<Void> stop)
+            throws InterruptedException {
         final RunReport report;
         try {
-            report = DemoClient.run(options, out);
+            report = DemoClient.run(options, out, stop);
         } catch (ClientException e) {
             err.println("demo-client: " + e.getMessage());
             err.flush();
             return 1;
+        }
+        if (report.interrupted() != null) {
+            err.println(String.format(Locale.ROOT, "demo-client: interrupted with %d request(s) in flight; %d not sent",
+                    report.interrupted().inFlight(), report.notSent()));
+            err.flush();
         }
         if (report.disconnect() != null) {
             err.println(String.format(Locale.ROOT, "demo-client: lost the connection to %s (%s) with %d request(s) in flight; %d not sent",
@@ -190,7 +232,7 @@ public final class ClientMain implements Callable<Integer> {
                     noResponse, options.responseDeadlineMs()));
             err.flush();
         }
-        return report.complete() ? 0 : 1;
+        return report.interrupted() != null ? EXIT_INTERRUPTED : report.complete() ? 0 : 1;
     }
 
     private int consume(ClientOptions options, ConsumeOptions consume) throws InterruptedException {

@@ -28,10 +28,11 @@ final class DemoClient {
      * Runs the load described by {@code options}, printing the start line and the live lines to
      * {@code out} (not the summary: see {@link ReportRenderer#summary}).
      *
-     * @return the report, also when the connection was lost mid-run
+     * @param stop completed (from any thread) to end the load at once with what happened so far
+     * @return the report, also when the connection was lost mid-run or the load was stopped
      * @throws ClientException when the run cannot start: no connection, no common version, no topic
      */
-    static RunReport run(ClientOptions options, PrintWriter out) throws ClientException, InterruptedException {
+    static RunReport run(ClientOptions options, PrintWriter out, CompletableFuture<Void> stop) throws ClientException, InterruptedException {
         final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("demo-client-io", true),
                 NioIoHandler.newFactory());
         try (KafkaConnection connection = KafkaConnection.open(group, options.bootstrap(), options.connectTimeoutMs(), CLIENT_ID)) {
@@ -39,7 +40,9 @@ final class DemoClient {
             out.println(ReportRenderer.startLine(options, setup));
             out.flush();
             final LoadGenerator load = new LoadGenerator(connection, setup, options);
-            return awaitPrintingLiveLines(load, load.start(), out);
+            final CompletableFuture<RunReport> done = load.start();
+            stop.thenRun(load::interrupt);
+            return awaitPrintingLiveLines(load, done, out);
         } finally {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
         }

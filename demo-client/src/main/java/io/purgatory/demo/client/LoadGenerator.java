@@ -28,6 +28,7 @@ import org.slf4j.LoggerFactory;
  * (timeout plus grace) passes first, "disconnected" when the connection closes first, or for acks=0
  * "sent" once written. A response that arrives after its deadline is ignored. When the connection
  * is lost, nothing more is sent and the run ends once the requests in flight have their outcomes.
+ * When the user interrupts the run ({@link #interrupt}), it ends at once.
  *
  * <p>Thread-safety: all state is confined to the connection's event loop. {@link #start} and
  * {@link #progress} may be called from any thread and hop onto it; the futures they return complete
@@ -59,6 +60,7 @@ final class LoadGenerator {
     private ScheduledFuture<?> pacerTimer;
     private boolean pacerQueued;
     private RunReport.Disconnect disconnect;
+    private RunReport.Interrupted interrupted;
     private boolean finished;
 
     LoadGenerator(KafkaConnection connection, Handshake.Result setup, ClientOptions options) {
@@ -74,6 +76,20 @@ final class LoadGenerator {
     CompletableFuture<RunReport> start() {
         loop.execute(this::begin);
         return done;
+    }
+
+    /**
+     * Stops the run now, as the user asked (Ctrl-C): nothing more is sent, and the report of what
+     * happened so far completes {@link #start}'s future, the requests in flight without outcomes.
+     * Any thread.
+     */
+    void interrupt() {
+        loop.execute(() -> {
+            if (!finished) {
+                interrupted = new RunReport.Interrupted(stats.inFlight());
+                maybeFinish();
+            }
+        });
     }
 
     /** The counters now, taken on the event loop. */
@@ -191,7 +207,7 @@ final class LoadGenerator {
     }
 
     private void maybeFinish() {
-        if (finished || stats.inFlight() > 0 || (issued < options.requests() && disconnect == null)) {
+        if (finished || (interrupted == null && (stats.inFlight() > 0 || (issued < options.requests() && disconnect == null)))) {
             return;
         }
         finished = true;
@@ -200,7 +216,7 @@ final class LoadGenerator {
             pacerTimer = null;
         }
         done.complete(new RunReport(options, setup, System.nanoTime() - startNanos, Math.max(0, lastSendNanos - startNanos), stats.sent(),
-                options.requests() - issued, stats.summaries(), disconnect));
+                options.requests() - issued, stats.summaries(), disconnect, interrupted));
     }
 
     /** One request between its send and its outcome; event loop only. */

@@ -76,7 +76,7 @@ final class ReportRenderer {
     static String histogram(List<RunReport.OutcomeSummary> outcomes) {
         final Map<Outcome, Character> symbols = symbols(outcomes);
         if (symbols.isEmpty()) {
-            return "Latency histogram: no latencies (acks=0 requests get no response)" + System.lineSeparator();
+            return "Latency histogram: no latencies (no request got a response)" + System.lineSeparator();
         }
         // bucket -> outcome -> count
         final TreeMap<Integer, Map<Outcome, Long>> buckets = new TreeMap<>();

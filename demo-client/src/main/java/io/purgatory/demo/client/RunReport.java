@@ -17,6 +17,7 @@ import org.HdrHistogram.Histogram;
  * @param notSent requests never sent, because the connection was lost first
  * @param outcomes each outcome that occurred, in {@link Outcome#ORDER}
  * @param disconnect why and how the connection was lost mid-run; {@code null} if it was not
+ * @param interrupted how the run was stopped by the user (Ctrl-C, SIGTERM); {@code null} if it was not
  */
 record RunReport(
         ClientOptions options,
@@ -26,7 +27,8 @@ record RunReport(
         long sent,
         long notSent,
         List<OutcomeSummary> outcomes,
-        Disconnect disconnect) {
+        Disconnect disconnect,
+        Interrupted interrupted) {
 
     RunReport {
         outcomes = List.copyOf(outcomes);
@@ -55,6 +57,14 @@ record RunReport(
     record Disconnect(String reason, long inFlight) {
     }
 
+    /**
+     * The user stopped the run.
+     *
+     * @param inFlight requests in flight at that moment; they have no outcome
+     */
+    record Interrupted(long inFlight) {
+    }
+
     long count(Outcome outcome) {
         return outcomes.stream().filter(s -> s.outcome().equals(outcome)).mapToLong(OutcomeSummary::count).sum();
     }
@@ -64,6 +74,6 @@ record RunReport(
      * error code) or, with acks=0, was written: then the run exits 0.
      */
     boolean complete() {
-        return notSent == 0 && disconnect == null && outcomes.stream().noneMatch(s -> s.outcome().isLost());
+        return notSent == 0 && disconnect == null && interrupted == null && outcomes.stream().noneMatch(s -> s.outcome().isLost());
     }
 }

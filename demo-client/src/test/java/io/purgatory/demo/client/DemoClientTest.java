@@ -8,6 +8,7 @@ import io.purgatory.demo.broker.BrokerConfig;
 import io.purgatory.demo.broker.DemoBroker;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -24,7 +25,7 @@ class DemoClientTest {
     }
 
     private RunReport run(ClientOptions options) throws Exception {
-        return DemoClient.run(options, new PrintWriter(new StringWriter()));
+        return DemoClient.run(options, new PrintWriter(new StringWriter()), new CompletableFuture<>());
     }
 
     private ClientOptions options(int requests, short acks, int timeoutMs) {

@@ -1,0 +1,64 @@
+package io.purgatory.demo.broker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import io.purgatory.demo.broker.WireClient.Answer;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.protocol.Errors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/** Connections are bounded: a cap on how many are open, and an idle timeout. */
+@Tag("integration")
+class ConnectionLimitsTest {
+    private DemoBroker broker;
+
+    @AfterEach
+    void tearDown() {
+        if (broker != null) {
+            broker.close();
+        }
+    }
+
+    @Test
+    void pastMaxConnectionsANewConnectionIsClosedAtOnceAndTheOthersAreServed() throws Exception {
+        broker = DemoBroker.start(BrokerConfig.builder().port(0).maxConnections(2).build());
+        try (WireClient first = new WireClient(broker.port()); WireClient second = new WireClient(broker.port())) {
+            try (WireClient third = new WireClient(broker.port())) {
+                Waits.soon().until(() -> third.closedByBroker().isDone());
+            }
+            for (WireClient client : new WireClient[] {first, second}) {
+                assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(
+                        client.send(WireClient.produce("demo", 0, (short) 1, 1_000, 1)))).errorCode());
+            }
+            second.close();
+            Waits.soon().until(this::aNewConnectionIsServed); // once the broker has seen the close
+        }
+    }
+
+    private boolean aNewConnectionIsServed() throws Exception {
+        try (WireClient client = new WireClient(broker.port())) {
+            final CompletableFuture<Answer> answer = client.send(WireClient.produce("demo", 0, (short) 1, 1_000, 1));
+            Waits.soon().until(answer::isDone);
+            return !answer.isCompletedExceptionally();
+        } catch (IOException refused) {
+            return false;
+        }
+    }
+
+    @Test
+    void aConnectionThatSendsNothingIsClosedAfterTheIdleTimeoutButOneWithAParkedRequestIsNot() throws Exception {
+        broker = DemoBroker.start(BrokerConfig.builder().port(0).stallReplica(2).idleTimeoutMs(200).build());
+        try (WireClient silent = new WireClient(broker.port()); WireClient waiting = new WireClient(broker.port())) {
+            waiting.send(WireClient.produce("demo", 0, (short) -1, 600_000, 1));
+            Waits.soon().until(() -> silent.closedByBroker().isDone());
+            Waits.soon().during(Duration.ofMillis(600)).until(() -> !waiting.closedByBroker().isDone());
+            assertFalse(waiting.closedByBroker().isDone());
+            assertEquals(1, broker.parkedProduces());
+        }
+    }
+}

@@ -1,0 +1,46 @@
+package io.purgatory.demo.broker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.lang.management.ManagementFactory;
+import java.net.BindException;
+import java.net.ServerSocket;
+import java.util.Set;
+import java.util.stream.Collectors;
+import javax.management.ObjectName;
+import org.junit.jupiter.api.Test;
+
+/** A start that cannot bind releases everything it started: threads, the purgatory and its JMX name. */
+class FailedStartTest {
+
+    @Test
+    void aStartOnATakenPortLeavesNoThreadsAndNoMBeans() throws Exception {
+        final Set<String> threadsBefore = brokerThreads();
+        final Set<ObjectName> mbeansBefore = purgatoryMBeans();
+        try (ServerSocket taken = new ServerSocket(0)) {
+            for (int attempt = 0; attempt < 3; attempt++) {
+                assertThrows(BindException.class, () -> DemoBroker.start(BrokerConfig.builder().port(taken.getLocalPort()).build()));
+            }
+        }
+        Waits.soon().untilAsserted(() -> assertEquals(threadsBefore, brokerThreads()));
+        assertEquals(mbeansBefore, purgatoryMBeans());
+        // and the next broker gets the purgatory's JMX name
+        try (DemoBroker broker = DemoBroker.start(BrokerConfig.builder().port(0).build())) {
+            assertEquals(mbeansBefore.size() + 1, purgatoryMBeans().size());
+        }
+    }
+
+    /** The threads a broker starts: event loops, the follower thread, the purgatory's timer and reaper. */
+    private static Set<String> brokerThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(Thread::isAlive)
+                .map(t -> t.getName() + "#" + t.getId())
+                .filter(name -> name.startsWith("broker-") || name.startsWith("replica-fetcher") || name.startsWith("produce-"))
+                .collect(Collectors.toSet());
+    }
+
+    private static Set<ObjectName> purgatoryMBeans() throws Exception {
+        return ManagementFactory.getPlatformMBeanServer().queryNames(new ObjectName("io.purgatory:*"), null);
+    }
+}

@@ -1,0 +1,80 @@
+package io.purgatory.demo.broker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.purgatory.demo.broker.WireClient.Answer;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.protocol.Errors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/** Parked produces are bounded: a closed connection's leave the purgatory at once, and the total is capped. */
+@Tag("integration")
+class ParkedRequestsTest {
+    private static final short ACKS_ALL = -1;
+    private static final int LONG_TIMEOUT_MS = Integer.MAX_VALUE;
+
+    private DemoBroker broker;
+
+    @AfterEach
+    void tearDown() {
+        if (broker != null) {
+            broker.close();
+        }
+    }
+
+    @Test
+    void aClosedConnectionsParkedProducesLeaveThePurgatoryAtOnce() throws Exception {
+        broker = DemoBroker.start(BrokerConfig.builder().port(0).stallReplica(2).maxInFlightPerConnection(2048).build());
+        final WireClient client = new WireClient(broker.port());
+        for (int i = 0; i < 1024; i++) {
+            client.send(WireClient.produce("demo", i % 3, ACKS_ALL, LONG_TIMEOUT_MS, 1));
+        }
+        Waits.soon().until(() -> broker.parkedProduces() == 1024);
+
+        client.close();
+
+        Waits.soon().until(() -> broker.parkedProduces() == 0);
+        assertEquals(0, broker.producePurgatoryMetrics().expired(), "completed at the close, not expired");
+    }
+
+    @Test
+    void aConnectionAtItsInFlightLimitNoticesItsClientClosing() throws Exception {
+        broker = DemoBroker.start(BrokerConfig.builder().port(0).stallReplica(2).maxInFlightPerConnection(1024).build());
+        final WireClient client = new WireClient(broker.port());
+        for (int i = 0; i < 1024; i++) {
+            client.send(WireClient.produce("demo", i % 3, ACKS_ALL, LONG_TIMEOUT_MS, 1));
+        }
+        Waits.soon().until(() -> broker.parkedProduces() == 1024);
+
+        client.close();
+
+        Waits.soon().until(() -> broker.parkedProduces() == 0);
+    }
+
+    @Test
+    void pastTheCapAProduceIsAnsweredAtOnceWithThrottlingQuotaExceededAndAppendsNothing() throws Exception {
+        broker = DemoBroker.start(BrokerConfig.builder().port(0).stallReplica(2).maxParkedRequests(10).build());
+        try (WireClient first = new WireClient(broker.port()); WireClient second = new WireClient(broker.port())) {
+            for (int i = 0; i < 10; i++) {
+                first.send(WireClient.produce("demo", 0, ACKS_ALL, LONG_TIMEOUT_MS, 1));
+            }
+            Waits.soon().until(() -> broker.parkedProduces() == 10);
+
+            final Answer refused = DemoBrokerTest.answer(second.send(WireClient.produce("demo", 0, ACKS_ALL, LONG_TIMEOUT_MS, 1)));
+            assertEquals(Errors.THROTTLING_QUOTA_EXCEEDED.code(), DemoBrokerTest.partitionResponse(refused).errorCode());
+            assertEquals(10, broker.logEndOffset("demo", 0), "the refused produce appended nothing");
+            final CompletableFuture<Answer> acksOne = second.send(WireClient.produce("demo", 1, (short) 1, LONG_TIMEOUT_MS, 1));
+            assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(acksOne)).errorCode(),
+                    "acks=1 parks nothing and is not capped");
+
+            first.close();
+            Waits.soon().until(() -> broker.parkedProduces() == 0);
+            second.send(WireClient.produce("demo", 0, ACKS_ALL, LONG_TIMEOUT_MS, 1));
+            Waits.soon().until(() -> broker.parkedProduces() == 1);
+            assertEquals(List.of(), second.protocolErrors());
+        }
+    }
+}

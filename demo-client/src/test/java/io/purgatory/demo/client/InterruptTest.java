@@ -1,0 +1,68 @@
+package io.purgatory.demo.client;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.purgatory.demo.broker.BrokerConfig;
+import io.purgatory.demo.broker.DemoBroker;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * demo-client in its own JVM, stopped mid-run the way Ctrl-C or {@code kill} stops it (a signal
+ * that runs the shutdown hooks; the test sends SIGTERM, which a test can always deliver): it prints
+ * the summary so far.
+ */
+@Tag("integration")
+class InterruptTest {
+
+    @Test
+    void aStoppedRunPrintsTheSummarySoFar() throws Exception {
+        try (DemoBroker broker = DemoBroker.start(BrokerConfig.builder().port(0).stallReplica(2).build())) {
+            final Process client = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"),
+                    "-cp", System.getProperty("java.class.path"), ClientMain.class.getName(),
+                    "--bootstrap", "localhost:" + broker.port(), "--requests", "100000", "--rate", "100", "--timeout-ms", "60000")
+                    .start();
+            final List<String> out = collect(client.getInputStream());
+            final List<String> err = collect(client.getErrorStream());
+            try {
+                await().atMost(Duration.ofSeconds(30)).until(() -> out.stream().anyMatch(line -> line.startsWith("[")));
+
+                client.toHandle().destroy(); // SIGTERM; Process.destroy() would also close our end of its output
+
+                assertTrue(client.waitFor(20, TimeUnit.SECONDS), "the client exits");
+                await().atMost(Duration.ofSeconds(5)).until(() -> out.stream().anyMatch(line -> line.startsWith("Summary: ")));
+                assertTrue(err.stream().anyMatch(line -> line.matches("demo-client: interrupted with \\d+ request\\(s\\) in flight; \\d+ not sent")),
+                        () -> String.join("\n", err));
+            } finally {
+                client.destroyForcibly();
+            }
+        }
+    }
+
+    /** The stream's lines, collected as they come by a daemon thread. */
+    private static List<String> collect(InputStream stream) {
+        final List<String> lines = new CopyOnWriteArrayList<>();
+        final Thread reader = new Thread(() -> {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
+                for (String line = in.readLine(); line != null; line = in.readLine()) {
+                    lines.add(line);
+                }
+            } catch (IOException closed) {
+                // the process ended
+            }
+        }, "interrupt-test-reader");
+        reader.setDaemon(true);
+        reader.start();
+        return lines;
+    }
+}
