@@ -25,18 +25,18 @@ class FailedStartTest {
         }
         Waits.soon().untilAsserted(() -> assertEquals(threadsBefore, brokerThreads()));
         assertEquals(mbeansBefore, purgatoryMBeans());
-        // and the next broker gets the purgatory's JMX name
+        // and the next broker gets the purgatories' JMX names (produce and fetch)
         try (DemoBroker broker = DemoBroker.start(BrokerConfig.builder().port(0).build())) {
-            assertEquals(mbeansBefore.size() + 1, purgatoryMBeans().size());
+            assertEquals(mbeansBefore.size() + 2, purgatoryMBeans().size());
         }
     }
 
-    /** The threads a broker starts: event loops, the follower thread, the purgatory's timer and reaper. */
+    /** The threads a broker starts: event loops, the follower thread, the purgatories' timers and reapers. */
     private static Set<String> brokerThreads() {
         return Thread.getAllStackTraces().keySet().stream()
                 .filter(Thread::isAlive)
                 .map(t -> t.getName() + "#" + t.getId())
-                .filter(name -> name.startsWith("broker-") || name.startsWith("replica-fetcher") || name.startsWith("produce-"))
+                .filter(name -> name.startsWith("broker-") || name.startsWith("replica-fetcher") || name.startsWith("produce-") || name.startsWith("fetch-"))
                 .collect(Collectors.toSet());
     }
 
