@@ -33,16 +33,16 @@ class EmbeddingExampleTest {
     @Test
     void theReadmeExampleCompilesAndRunsAsPasted(@TempDir Path dir) throws Exception {
         // surefire runs in the module's directory; the README is the repository's
-        final String source = exampleSource(Files.readString(Path.of("..", "README.md")));
-        final Matcher publicClass = PUBLIC_CLASS.matcher(source);
+        String source = exampleSource(Files.readString(Path.of("..", "README.md")));
+        Matcher publicClass = PUBLIC_CLASS.matcher(source);
         assertTrue(publicClass.find(), "the example declares a public class");
-        final String className = publicClass.group(1);
+        String className = publicClass.group(1);
 
-        final Path file = dir.resolve(className + ".java");
+        Path file = dir.resolve(className + ".java");
         Files.writeString(file, source);
-        final ByteArrayOutputStream diagnostics = new ByteArrayOutputStream();
-        final JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-        final int status = javac.run(null, diagnostics, diagnostics, "-Xlint:all", "-Werror",
+        ByteArrayOutputStream diagnostics = new ByteArrayOutputStream();
+        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+        int status = javac.run(null, diagnostics, diagnostics, "-Xlint:all", "-Werror",
                 "-classpath", codeSource(DelayedOperationPurgatory.class).toString(), "-d", dir.toString(), file.toString());
         assertEquals(0, status, () -> "the README's example does not compile:\n" + diagnostics.toString(StandardCharsets.UTF_8));
 
@@ -51,20 +51,20 @@ class EmbeddingExampleTest {
 
     /** The first {@code java} block after the marker. */
     static String exampleSource(String readme) {
-        final int marker = readme.indexOf(MARKER);
+        int marker = readme.indexOf(MARKER);
         assertTrue(marker >= 0, "README.md has the marker " + MARKER);
-        final Matcher block = BLOCK.matcher(readme);
+        Matcher block = BLOCK.matcher(readme);
         assertTrue(block.find(marker), "a java block follows the marker");
         return block.group(1) + "\n";
     }
 
     /** Runs {@code className.main} from the compiled classes, over this test's classpath, and returns what it printed. */
     private static String runMain(Path classes, String className) throws Exception {
-        final ByteArrayOutputStream printed = new ByteArrayOutputStream();
-        final PrintStream stdout = System.out;
+        ByteArrayOutputStream printed = new ByteArrayOutputStream();
+        PrintStream stdout = System.out;
         try (URLClassLoader loader = new URLClassLoader(new URL[] {classes.toUri().toURL()},
                 EmbeddingExampleTest.class.getClassLoader())) {
-            final Method main = loader.loadClass(className).getMethod("main", String[].class);
+            Method main = loader.loadClass(className).getMethod("main", String[].class);
             System.setOut(new PrintStream(printed, true, StandardCharsets.UTF_8));
             main.invoke(null, (Object) new String[0]);
         } finally {

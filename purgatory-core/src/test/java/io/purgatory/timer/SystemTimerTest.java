@@ -635,8 +635,8 @@ class SystemTimerTest {
     private static final class Probe extends TimerTask {
         final String label;
         final Consumer<Probe> body;
-        final AtomicInteger runs = new AtomicInteger();
-        final AtomicInteger cancelWins = new AtomicInteger();
+        AtomicInteger runs = new AtomicInteger();
+        AtomicInteger cancelWins = new AtomicInteger();
         volatile long addedAtNanos;
         volatile long addReturnedAtNanos;
         volatile long ranAtNanos;

@@ -373,15 +373,15 @@ class TimingWheelTest {
         final int ws;
         final TimingWheel wheel;
         /** The model: due tick to the tasks pending then (linked, not cancelled). */
-        final TreeMap<Long, List<Task>> pending = new TreeMap<>();
+        TreeMap<Long, List<Task>> pending = new TreeMap<>();
         /** Cancelled tasks the wheel may still hold (SystemTimer removes them when it takes them). */
-        final List<Task> cancelledMaybeLinked = new ArrayList<>();
-        final Set<Task> gone = Collections.newSetFromMap(new IdentityHashMap<>());
+        List<Task> cancelledMaybeLinked = new ArrayList<>();
+        Set<Task> gone = Collections.newSetFromMap(new IdentityHashMap<>());
         long current;
         long lastHandedOutDue = Long.MIN_VALUE;
         int lastLevelCount = 1;
         int nextId;
-        final List<String> log = new ArrayList<>();
+        List<String> log = new ArrayList<>();
 
         ModelCheck(int ws, long start) {
             this.ws = ws;

@@ -204,7 +204,7 @@ public record BrokerConfig(
         }
 
         public BrokerConfig build() {
-            final Map<String, Integer> topicsOrDefault = topics.isEmpty() ? Map.of(DEFAULT_TOPIC, DEFAULT_PARTITIONS) : topics;
+            Map<String, Integer> topicsOrDefault = topics.isEmpty() ? Map.of(DEFAULT_TOPIC, DEFAULT_PARTITIONS) : topics;
             return new BrokerConfig(port, topicsOrDefault, followers, replicaLagMs, replicaLagJitterMs, stalledReplicas,
                     stallMs, healthyMs, stallAfterMs, replicaLagTimeMaxMs, minInsyncReplicas, maxFrameBytes, maxInFlightPerConnection,
                     retentionBytes, maxParkedRequests, maxConnections, idleTimeoutMs);

@@ -182,7 +182,7 @@ public final class BrokerMain implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        final BrokerConfig config = config();
+        BrokerConfig config = config();
         if (httpPort < -1 || httpPort > 65_535) {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "--http-port must be -1 (off), 0 (a free port) or 1..65535, was " + httpPort);
@@ -203,13 +203,13 @@ public final class BrokerMain implements Callable<Integer> {
                     + (e.getMessage() != null ? e.getMessage() : e.toString()));
             return 1;
         }
-        final Runnable stop = () -> {
+        Runnable stop = () -> {
             if (dashboard != null) {
                 dashboard.close();
             }
             broker.close();
         };
-        final CountDownLatch stopped = new CountDownLatch(1);
+        CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             stop.run();
             stopped.countDown();
@@ -242,7 +242,7 @@ public final class BrokerMain implements Callable<Integer> {
     }
 
     private BrokerConfig config() {
-        final BrokerConfig.Builder builder = BrokerConfig.builder()
+        BrokerConfig.Builder builder = BrokerConfig.builder()
                 .port(port)
                 .followers(followers)
                 .replicaLag(replicaLagMs, replicaLagJitterMs)
@@ -268,7 +268,7 @@ public final class BrokerMain implements Callable<Integer> {
 
     /** Checks what one option cannot tell alone, naming the options as the user typed them. */
     private void checkOptionsTogether() {
-        final Set<String> names = new HashSet<>();
+        Set<String> names = new HashSet<>();
         for (TopicSpec topic : topics) {
             require(names.add(topic.name()), "--topic " + topic.name() + " is given twice");
         }
@@ -319,11 +319,11 @@ public final class BrokerMain implements Callable<Integer> {
      */
     static void readConsole(DemoBroker broker, BufferedReader in, PrintStream out) throws IOException {
         for (String line = in.readLine(); line != null; line = in.readLine()) {
-            final String[] words = line.trim().split("\\s+");
+            String[] words = line.trim().split("\\s+");
             switch (words[0]) {
                 case "stall", "resume" -> {
-                    final int followers = broker.config().followers();
-                    final int replicaId = words.length == 2 ? replicaId(words[1], followers) : 0;
+                    int followers = broker.config().followers();
+                    int replicaId = words.length == 2 ? replicaId(words[1], followers) : 0;
                     if (followers == 0) {
                         out.println("there are no follower replicas to " + words[0] + " (--replicas 0)");
                     } else if (replicaId == 0) {
@@ -351,7 +351,7 @@ public final class BrokerMain implements Callable<Integer> {
     /** The follower replica id a console word names, or 0 if it names none. */
     private static int replicaId(String word, int followers) {
         try {
-            final int id = Integer.parseInt(word);
+            int id = Integer.parseInt(word);
             return id >= 1 && id <= followers ? id : 0;
         } catch (NumberFormatException e) {
             return 0;
@@ -364,7 +364,7 @@ public final class BrokerMain implements Callable<Integer> {
         static final class Converter implements CommandLine.ITypeConverter<TopicSpec> {
             @Override
             public TopicSpec convert(String value) {
-                final String[] parts = value.split(":", -1);
+                String[] parts = value.split(":", -1);
                 if (parts.length == 1) {
                     return new TopicSpec(value, DEFAULT_PARTITIONS);
                 }

@@ -70,7 +70,7 @@ public final class BrokerStats {
     private final ChannelCounter channelCounter = new ChannelCounter();
 
     BrokerStats() {
-        final Map<FetchOutcome, LongAdder> outcomes = new EnumMap<>(FetchOutcome.class);
+        Map<FetchOutcome, LongAdder> outcomes = new EnumMap<>(FetchOutcome.class);
         for (FetchOutcome outcome : FetchOutcome.values()) {
             outcomes.put(outcome, new LongAdder());
         }
@@ -94,21 +94,21 @@ public final class BrokerStats {
 
     /** Requests that parsed, by API, in API key order. */
     public Map<ApiKeys, Long> requests() {
-        final Map<ApiKeys, Long> copy = new TreeMap<>();
+        Map<ApiKeys, Long> copy = new TreeMap<>();
         requests.forEach((api, count) -> copy.put(api, count.sum()));
         return copy;
     }
 
     /** Error codes sent in responses, by API and code. */
     public Map<ApiError, Long> responseErrors() {
-        final Map<ApiError, Long> copy = new HashMap<>();
+        Map<ApiError, Long> copy = new HashMap<>();
         responseErrors.forEach((key, count) -> copy.put(key, count.sum()));
         return copy;
     }
 
     /** How many responses of {@code api} carried {@code error} (per partition, for produce). */
     public long responseErrors(ApiKeys api, Errors error) {
-        final LongAdder count = responseErrors.get(new ApiError(api, error));
+        LongAdder count = responseErrors.get(new ApiError(api, error));
         return count == null ? 0 : count.sum();
     }
 

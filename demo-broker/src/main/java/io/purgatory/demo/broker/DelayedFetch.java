@@ -114,7 +114,7 @@ final class DelayedFetch extends DelayedOperation {
             if (fetch.partition() == null) {
                 return completeNow();
             }
-            final long available = fetch.partition().read((log, highWatermark) ->
+            long available = fetch.partition().read((log, highWatermark) ->
                     log.inRange(fetch.fetchOffset()) ? log.bytesAvailable(fetch.fetchOffset(), highWatermark, fetch.maxBytes()) : -1);
             if (available < 0) {
                 return completeNow();
@@ -147,16 +147,16 @@ final class DelayedFetch extends DelayedOperation {
      * consumer. An offset outside the log gets {@link Errors#OFFSET_OUT_OF_RANGE}.
      */
     static List<PartitionRead> read(List<PartitionFetch> partitions, int maxBytes) {
-        final List<PartitionRead> reads = new ArrayList<>(partitions.size());
+        List<PartitionRead> reads = new ArrayList<>(partitions.size());
         long remaining = maxBytes;
         for (PartitionFetch fetch : partitions) {
             if (fetch.partition() == null) {
                 reads.add(PartitionRead.failed(fetch.error()));
                 continue;
             }
-            final boolean firstBatchAnyway = remaining == maxBytes;
-            final int limit = (int) Math.max(0, Math.min(fetch.maxBytes(), remaining));
-            final PartitionRead read = fetch.partition().read((log, highWatermark) -> log.inRange(fetch.fetchOffset())
+            boolean firstBatchAnyway = remaining == maxBytes;
+            int limit = (int) Math.max(0, Math.min(fetch.maxBytes(), remaining));
+            PartitionRead read = fetch.partition().read((log, highWatermark) -> log.inRange(fetch.fetchOffset())
                     ? new PartitionRead(Errors.NONE, highWatermark, log.logStartOffset(),
                             log.read(fetch.fetchOffset(), highWatermark, limit, firstBatchAnyway))
                     : PartitionRead.failed(Errors.OFFSET_OUT_OF_RANGE));

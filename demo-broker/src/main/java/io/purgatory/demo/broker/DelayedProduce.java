@@ -44,9 +44,9 @@ final class DelayedProduce extends DelayedOperation {
     public boolean tryComplete() {
         boolean allDone = true;
         for (int i = 0; i < results.length; i++) {
-            final ProduceResult result = results[i];
+            ProduceResult result = results[i];
             if (result.waitsFor() != null) {
-                final Errors status = result.waitsFor().replicationStatus(result.endOffset());
+                Errors status = result.waitsFor().replicationStatus(result.endOffset());
                 if (status == null) {
                     allDone = false;
                 } else {
@@ -69,7 +69,7 @@ final class DelayedProduce extends DelayedOperation {
 
     @Override
     public void onComplete() {
-        final Errors gone = leaderGone;
+        Errors gone = leaderGone;
         if (gone != null) {
             for (int i = 0; i < results.length; i++) {
                 if (results[i].waitsFor() != null) {

@@ -52,7 +52,7 @@ import org.slf4j.LoggerFactory;
  * guarded by {@code closeLock}.
  */
 public final class DemoBroker implements AutoCloseable {
-    private static final Logger log = LoggerFactory.getLogger(DemoBroker.class);
+    private static final Logger LOG = LoggerFactory.getLogger(DemoBroker.class);
     private static final long CLOSE_TIMEOUT_MS = 10_000;
     /** A resource problem (connections refused, accepts failing) is logged at most once per this period. */
     static final long WARNING_PERIOD_MS = 10_000;
@@ -64,7 +64,7 @@ public final class DemoBroker implements AutoCloseable {
     private final EventLoopGroup workers;
     private final ChannelGroup connections;
     private final AtomicInteger openConnections = new AtomicInteger();
-    private final ThrottledWarning connectionsRefused = new ThrottledWarning(log::warn, WARNING_PERIOD_MS, System::nanoTime);
+    private final ThrottledWarning connectionsRefused = new ThrottledWarning(LOG::warn, WARNING_PERIOD_MS, System::nanoTime);
     private final Channel serverChannel;
     private final Object closeLock = new Object();
     private boolean closed; // guarded by closeLock
@@ -72,7 +72,7 @@ public final class DemoBroker implements AutoCloseable {
     private DemoBroker(BrokerConfig config) throws IOException, InterruptedException {
         this.config = config;
         this.replicaManager = new ReplicaManager(config);
-        final KafkaApis apis = new KafkaApis(replicaManager, stats);
+        KafkaApis apis = new KafkaApis(replicaManager, stats);
         this.acceptors = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("broker-accept", true), NioIoHandler.newFactory());
         this.workers = new MultiThreadIoEventLoopGroup(0, new DefaultThreadFactory("broker-io", true), NioIoHandler.newFactory());
         this.connections = new DefaultChannelGroup("connections", GlobalEventExecutor.INSTANCE);
@@ -80,7 +80,7 @@ public final class DemoBroker implements AutoCloseable {
             this.serverChannel = new ServerBootstrap()
                     .group(acceptors, workers)
                     .channel(NioServerSocketChannel.class)
-                    .handler(new AcceptErrorHandler(new ThrottledWarning(log::warn, WARNING_PERIOD_MS, System::nanoTime)))
+                    .handler(new AcceptErrorHandler(new ThrottledWarning(LOG::warn, WARNING_PERIOD_MS, System::nanoTime)))
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
@@ -125,8 +125,8 @@ public final class DemoBroker implements AutoCloseable {
      * @throws IOException from bind, e.g. a {@link java.net.BindException} when the port is taken
      */
     public static DemoBroker start(BrokerConfig config) throws IOException, InterruptedException {
-        final DemoBroker broker = new DemoBroker(config);
-        log.info("demo broker listening on port {}: topics {}, {} follower(s) per partition, replica lag {}±{} ms, min.insync.replicas {}",
+        DemoBroker broker = new DemoBroker(config);
+        LOG.info("demo broker listening on port {}: topics {}, {} follower(s) per partition, replica lag {}±{} ms, min.insync.replicas {}",
                 broker.port(), config.topics(), config.followers(), config.replicaLagMs(), config.replicaLagJitterMs(),
                 config.minInsyncReplicas());
         return broker;
@@ -196,7 +196,7 @@ public final class DemoBroker implements AutoCloseable {
 
     /** Every partition's offsets and ISR, topics in configuration order; each partition read atomically. */
     public List<PartitionState> partitionStates() {
-        final List<PartitionState> states = new ArrayList<>();
+        List<PartitionState> states = new ArrayList<>();
         for (ReplicaManager.Topic topic : replicaManager.topics()) {
             topic.partitions().forEach(partition -> states.add(partition.snapshot()));
         }
@@ -242,7 +242,7 @@ public final class DemoBroker implements AutoCloseable {
             }
             closed = true;
         }
-        log.info("demo broker shutting down: answering {} parked produce and {} parked fetch request(s)",
+        LOG.info("demo broker shutting down: answering {} parked produce and {} parked fetch request(s)",
                 replicaManager.producePurgatoryMetrics().delayed(), replicaManager.fetchPurgatoryMetrics().delayed());
         serverChannel.close().awaitUninterruptibly();
         replicaManager.close();
@@ -250,16 +250,16 @@ public final class DemoBroker implements AutoCloseable {
             connection.pipeline().fireUserEventTriggered(KafkaRequestHandler.ConnectionEvent.CLOSE_AFTER_FLUSH); // runs on its event loop
         }
         if (!connections.newCloseFuture().awaitUninterruptibly(CLOSE_TIMEOUT_MS)) {
-            log.warn("connections still open after {} ms; closing them", CLOSE_TIMEOUT_MS);
+            LOG.warn("connections still open after {} ms; closing them", CLOSE_TIMEOUT_MS);
             connections.close().awaitUninterruptibly();
         }
         shutDownEventLoops();
-        log.info("demo broker stopped");
+        LOG.info("demo broker stopped");
     }
 
     private Partition partition(String topic, int partition) {
-        final ReplicaManager.Topic t = replicaManager.topic(topic);
-        final Partition p = t == null ? null : t.partition(partition);
+        ReplicaManager.Topic t = replicaManager.topic(topic);
+        Partition p = t == null ? null : t.partition(partition);
         if (p == null) {
             throw new IllegalArgumentException("no partition " + topic + "-" + partition);
         }

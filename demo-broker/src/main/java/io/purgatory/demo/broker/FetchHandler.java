@@ -64,8 +64,8 @@ final class FetchHandler {
     }
 
     void handle(FetchRequest request, KafkaApis.Responder responder) {
-        final FetchRequestData data = request.data();
-        final short version = request.version();
+        FetchRequestData data = request.data();
+        short version = request.version();
         if (data.sessionId() != FetchMetadata.INVALID_SESSION_ID) {
             refuse(responder, Errors.FETCH_SESSION_ID_NOT_FOUND);
             return;
@@ -82,14 +82,14 @@ final class FetchHandler {
             refuse(responder, Errors.INVALID_REQUEST);
             return;
         }
-        final boolean validIsolation = data.isolationLevel() == IsolationLevel.READ_UNCOMMITTED.id()
+        boolean validIsolation = data.isolationLevel() == IsolationLevel.READ_UNCOMMITTED.id()
                 || data.isolationLevel() == IsolationLevel.READ_COMMITTED.id();
-        final List<PartitionFetch> partitions = new ArrayList<>();
+        List<PartitionFetch> partitions = new ArrayList<>();
         for (FetchTopic fetchTopic : data.topics()) {
-            final boolean byId = version >= 13;
-            final Topic topic = byId ? replicaManager.topic(fetchTopic.topicId()) : replicaManager.topic(fetchTopic.topic());
+            boolean byId = version >= 13;
+            Topic topic = byId ? replicaManager.topic(fetchTopic.topicId()) : replicaManager.topic(fetchTopic.topic());
             for (FetchPartition fetchPartition : fetchTopic.partitions()) {
-                final Partition partition = topic == null ? null : topic.partition(fetchPartition.partition());
+                Partition partition = topic == null ? null : topic.partition(fetchPartition.partition());
                 if (!validIsolation) {
                     partitions.add(PartitionFetch.refused(Errors.INVALID_REQUEST));
                 } else if (topic == null) {
@@ -101,11 +101,11 @@ final class FetchHandler {
                 }
             }
         }
-        final int maxBytes = Math.max(0, Math.min(data.maxBytes(), FETCH_MAX_BYTES));
-        final boolean readCommitted = data.isolationLevel() == IsolationLevel.READ_COMMITTED.id();
+        int maxBytes = Math.max(0, Math.min(data.maxBytes(), FETCH_MAX_BYTES));
+        boolean readCommitted = data.isolationLevel() == IsolationLevel.READ_COMMITTED.id();
         replicaManager.fetchMessages(data.maxWaitMs(), data.minBytes(), maxBytes, partitions,
                 (reads, expired) -> {
-                    final FetchResponse response = FetchResponse.of(response(data.topics(), version, readCommitted, reads));
+                    FetchResponse response = FetchResponse.of(response(data.topics(), version, readCommitted, reads));
                     stats.onFetchResponse(outcome(reads, expired));
                     responder.send(response);
                 });
@@ -131,14 +131,14 @@ final class FetchHandler {
 
     /** The response: the request's topics and partitions in order, with their reads. */
     private static FetchResponseData response(List<FetchTopic> topics, short version, boolean readCommitted, List<PartitionRead> reads) {
-        final FetchResponseData data = new FetchResponseData().setSessionId(FetchMetadata.INVALID_SESSION_ID);
+        FetchResponseData data = new FetchResponseData().setSessionId(FetchMetadata.INVALID_SESSION_ID);
         int next = 0;
         for (FetchTopic fetchTopic : topics) {
-            final FetchableTopicResponse topicResponse = version >= 13
+            FetchableTopicResponse topicResponse = version >= 13
                     ? new FetchableTopicResponse().setTopicId(fetchTopic.topicId())
                     : new FetchableTopicResponse().setTopic(fetchTopic.topic());
             for (FetchPartition fetchPartition : fetchTopic.partitions()) {
-                final PartitionRead read = reads.get(next++);
+                PartitionRead read = reads.get(next++);
                 if (read.error() != Errors.NONE) {
                     topicResponse.partitions().add(FetchResponse.partitionResponse(fetchPartition.partition(), read.error()));
                     continue;

@@ -111,7 +111,7 @@ final class KafkaApis {
 
     /** The answer to {@code ApiVersions}: the supported APIs and their version ranges. */
     static ApiVersionsResponse apiVersions(Errors error) {
-        final ApiVersionsResponseData.ApiVersionCollection versions = new ApiVersionsResponseData.ApiVersionCollection();
+        ApiVersionsResponseData.ApiVersionCollection versions = new ApiVersionsResponseData.ApiVersionCollection();
         for (ApiKeys api : SUPPORTED) {
             versions.add(ApiVersionsResponse.toApiVersion(api));
         }
@@ -119,17 +119,17 @@ final class KafkaApis {
     }
 
     private MetadataResponse metadata(MetadataRequest request, String host, int port) {
-        final MetadataResponseData data = new MetadataResponseData()
+        MetadataResponseData data = new MetadataResponseData()
                 .setClusterId(CLUSTER_ID)
                 .setControllerId(Partition.LEADER_ID);
         data.brokers().add(new MetadataResponseBroker().setNodeId(Partition.LEADER_ID).setHost(host).setPort(port));
-        final List<MetadataRequestTopic> requested = request.data().topics();
+        List<MetadataRequestTopic> requested = request.data().topics();
         if (requested == null) {
             replicaManager.topics().forEach(topic -> data.topics().add(describe(topic)));
         } else {
             for (MetadataRequestTopic wanted : requested) {
-                final ReplicaManager.Topic topic = wanted.name() != null ? replicaManager.topic(wanted.name()) : replicaManager.topic(wanted.topicId());
-                final Errors error = wanted.name() == null ? Errors.UNKNOWN_TOPIC_ID
+                ReplicaManager.Topic topic = wanted.name() != null ? replicaManager.topic(wanted.name()) : replicaManager.topic(wanted.topicId());
+                Errors error = wanted.name() == null ? Errors.UNKNOWN_TOPIC_ID
                         : Topic.isValid(wanted.name()) ? Errors.UNKNOWN_TOPIC_OR_PARTITION : Errors.INVALID_TOPIC_EXCEPTION;
                 data.topics().add(topic != null ? describe(topic) : new MetadataResponseTopic()
                         .setName(echoable(wanted.name()))
@@ -141,7 +141,7 @@ final class KafkaApis {
     }
 
     private static MetadataResponseTopic describe(ReplicaManager.Topic topic) {
-        final List<MetadataResponsePartition> partitions = new ArrayList<>();
+        List<MetadataResponsePartition> partitions = new ArrayList<>();
         for (Partition partition : topic.partitions()) {
             partitions.add(new MetadataResponsePartition()
                     .setPartitionIndex(partition.topicPartition().partition())
@@ -161,12 +161,12 @@ final class KafkaApis {
      * entry it answers ({@link ProduceResult.Key}), and the response is built from the results.
      */
     private void produce(ProduceRequest request, Responder responder) {
-        final Map<ProduceResult.Key, PartitionAppend> appends = new LinkedHashMap<>();
+        Map<ProduceResult.Key, PartitionAppend> appends = new LinkedHashMap<>();
         for (TopicProduceData topicData : request.data().topicData()) {
-            final TopicKey topicKey = TopicKey.of(topicData);
-            final ReplicaManager.Topic topic = resolve(topicKey);
+            TopicKey topicKey = TopicKey.of(topicData);
+            ReplicaManager.Topic topic = resolve(topicKey);
             for (PartitionProduceData partitionData : topicData.partitionData()) {
-                final PartitionAppend append = partitionAppend(topicKey, topic, partitionData, request.version());
+                PartitionAppend append = partitionAppend(topicKey, topic, partitionData, request.version());
                 appends.put(append.key(), append);
             }
         }
@@ -175,7 +175,7 @@ final class KafkaApis {
             replicaManager.appendRecords(request.acks(), request.timeout(), List.copyOf(appends.values()), results -> { });
             return;
         }
-        final DelayedProduce parked = replicaManager.appendRecords(request.acks(), request.timeout(), List.copyOf(appends.values()),
+        DelayedProduce parked = replicaManager.appendRecords(request.acks(), request.timeout(), List.copyOf(appends.values()),
                 results -> {
                     try {
                         responder.send(produceResponse(results));
@@ -195,19 +195,19 @@ final class KafkaApis {
     private static PartitionAppend partitionAppend(TopicKey topicKey, ReplicaManager.Topic topic, PartitionProduceData partitionData,
                                                    short version) {
         // the topic's own name when the request's is equal: a parked produce keeps no copy of the name
-        final String name = topic != null && topic.name().equals(topicKey.name()) ? topic.name() : topicKey.name();
-        final ProduceResult.Key key = new ProduceResult.Key(name, topicKey.id(), partitionData.index());
+        String name = topic != null && topic.name().equals(topicKey.name()) ? topic.name() : topicKey.name();
+        ProduceResult.Key key = new ProduceResult.Key(name, topicKey.id(), partitionData.index());
         if (!topicKey.byId() && !Topic.isValid(topicKey.name())) {
             return PartitionAppend.refused(key, Errors.INVALID_TOPIC_EXCEPTION);
         }
         if (topic == null) {
             return PartitionAppend.refused(key, topicKey.byId() ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION);
         }
-        final Partition partition = topic.partition(partitionData.index());
+        Partition partition = topic.partition(partitionData.index());
         if (partition == null) {
             return PartitionAppend.refused(key, Errors.UNKNOWN_TOPIC_OR_PARTITION);
         }
-        final RecordValidator.Result verdict = RecordValidator.validate(partitionData.records(), version);
+        RecordValidator.Result verdict = RecordValidator.validate(partitionData.records(), version);
         if (verdict.error() != Errors.NONE) {
             return PartitionAppend.refused(key, verdict.error());
         }
@@ -219,10 +219,10 @@ final class KafkaApis {
      * appear), its partitions in the order of the results.
      */
     private static ProduceResponse produceResponse(List<ProduceResult> results) {
-        final ProduceResponseData data = new ProduceResponseData();
-        final Map<List<Object>, TopicProduceResponse> byTopic = new LinkedHashMap<>();
+        ProduceResponseData data = new ProduceResponseData();
+        Map<List<Object>, TopicProduceResponse> byTopic = new LinkedHashMap<>();
         for (ProduceResult result : results) {
-            final ProduceResult.Key key = result.key();
+            ProduceResult.Key key = result.key();
             byTopic.computeIfAbsent(Arrays.asList(key.topic(), key.topicId()), t -> new TopicProduceResponse()
                             .setName(echoable(key.topic()))
                             .setTopicId(key.topicId()))
@@ -247,8 +247,8 @@ final class KafkaApis {
         int bytes = 0;
         int end = 0;
         while (end < name.length()) {
-            final int codePoint = name.codePointAt(end);
-            final int length = codePoint < 0x80 ? 1 : codePoint < 0x800 ? 2 : codePoint < 0x10000 ? 3 : 4;
+            int codePoint = name.codePointAt(end);
+            int length = codePoint < 0x80 ? 1 : codePoint < 0x800 ? 2 : codePoint < 0x10000 ? 3 : 4;
             if (bytes + length > Short.MAX_VALUE) {
                 break;
             }

@@ -45,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * <p>One instance per channel; not thread-safe, confined to the channel's event loop.
  */
 final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
-    private static final Logger log = LoggerFactory.getLogger(KafkaRequestHandler.class);
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaRequestHandler.class);
 
     private final KafkaApis apis;
     private final BrokerStats stats;
@@ -116,7 +116,7 @@ final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         if (event instanceof IdleStateEvent && responses.inFlight() == 0 && unhandled.isEmpty()) {
-            log.debug("closing idle connection from {}", ctx.channel().remoteAddress());
+            LOG.debug("closing idle connection from {}", ctx.channel().remoteAddress());
             ctx.close();
         }
         ctx.fireUserEventTriggered(event);
@@ -125,7 +125,7 @@ final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof IOException) {
-            log.debug("connection from {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
+            LOG.debug("connection from {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
             ctx.close();
         } else {
             close("bad frame (" + describe(cause) + ")");
@@ -142,7 +142,7 @@ final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
         }
         // stop while the socket cannot take more: each fetch answered here may add megabytes to the outbound buffer
         while (!unhandled.isEmpty() && responses.inFlight() < maxInFlight && ctx.channel().isActive() && ctx.channel().isWritable()) {
-            final ByteBuf frame = unhandled.poll();
+            ByteBuf frame = unhandled.poll();
             try {
                 handle(frame.nioBuffer()); // the buffer is used only within this call
             } finally {
@@ -160,7 +160,7 @@ final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
             close("malformed request header (" + describe(e) + ")");
             return;
         }
-        final ApiKeys api = header.apiKey();
+        ApiKeys api = header.apiKey();
         if (!KafkaApis.SUPPORTED.contains(api)) {
             close("unsupported API " + api + " v" + header.apiVersion());
             return;
@@ -184,13 +184,13 @@ final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
             close("malformed " + api + " v" + header.apiVersion() + " request (" + describe(e) + ")");
             return;
         }
-        final InetSocketAddress local = (InetSocketAddress) ctx.channel().localAddress();
+        InetSocketAddress local = (InetSocketAddress) ctx.channel().localAddress();
         stats.onRequest(api);
         apis.handle(header, request, local.getHostString(), local.getPort(), stats.counting(api, responses.reserve(header)));
     }
 
     private void close(String reason) {
-        log.warn("closing connection from {}: {}", ctx.channel().remoteAddress(), reason);
+        LOG.warn("closing connection from {}: {}", ctx.channel().remoteAddress(), reason);
         ctx.close();
     }
 

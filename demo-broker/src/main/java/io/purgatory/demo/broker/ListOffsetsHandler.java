@@ -37,20 +37,20 @@ final class ListOffsetsHandler {
     }
 
     ListOffsetsResponse handle(ListOffsetsRequest request) {
-        final Set<TopicPartition> duplicates = request.duplicatePartitions();
-        final byte isolation = request.data().isolationLevel();
-        final boolean validIsolation = isolation == IsolationLevel.READ_UNCOMMITTED.id() || isolation == IsolationLevel.READ_COMMITTED.id();
-        final ListOffsetsResponseData data = new ListOffsetsResponseData();
+        Set<TopicPartition> duplicates = request.duplicatePartitions();
+        byte isolation = request.data().isolationLevel();
+        boolean validIsolation = isolation == IsolationLevel.READ_UNCOMMITTED.id() || isolation == IsolationLevel.READ_COMMITTED.id();
+        ListOffsetsResponseData data = new ListOffsetsResponseData();
         for (ListOffsetsTopic listTopic : request.topics()) {
-            final Topic topic = replicaManager.topic(listTopic.name());
-            final ListOffsetsTopicResponse topicResponse = new ListOffsetsTopicResponse().setName(listTopic.name());
+            Topic topic = replicaManager.topic(listTopic.name());
+            ListOffsetsTopicResponse topicResponse = new ListOffsetsTopicResponse().setName(listTopic.name());
             for (ListOffsetsPartition listPartition : listTopic.partitions()) {
-                final ListOffsetsPartitionResponse response = new ListOffsetsPartitionResponse()
+                ListOffsetsPartitionResponse response = new ListOffsetsPartitionResponse()
                         .setPartitionIndex(listPartition.partitionIndex())
                         .setTimestamp(ListOffsetsResponse.UNKNOWN_TIMESTAMP)
                         .setOffset(ListOffsetsResponse.UNKNOWN_OFFSET)
                         .setLeaderEpoch(ListOffsetsResponse.UNKNOWN_EPOCH);
-                final Partition partition = topic == null ? null : topic.partition(listPartition.partitionIndex());
+                Partition partition = topic == null ? null : topic.partition(listPartition.partitionIndex());
                 if (!validIsolation || duplicates.contains(new TopicPartition(listTopic.name(), listPartition.partitionIndex()))) {
                     response.setErrorCode(Errors.INVALID_REQUEST.code());
                 } else if (partition == null) {

@@ -77,9 +77,9 @@ final class Partition {
      *     is the leader alone)
      */
     synchronized AppendResult append(MemoryRecords records) {
-        final long highWatermarkBefore = highWatermark();
-        final long base = log.append(records);
-        final long highWatermark = highWatermark();
+        long highWatermarkBefore = highWatermark();
+        long base = log.append(records);
+        long highWatermark = highWatermark();
         return new AppendResult(base, log.logEndOffset(), highWatermark > highWatermarkBefore ? highWatermark : FetchResult.NOT_MOVED);
     }
 
@@ -142,18 +142,18 @@ final class Partition {
      *     ISR; either may complete parked produces
      */
     synchronized FetchResult onFollowerFetch(int replicaId, long endOffset, long leaderHadItAtMs) {
-        final int i = replicaId - 1;
-        final long highWatermarkBefore = highWatermark();
+        int i = replicaId - 1;
+        long highWatermarkBefore = highWatermark();
         if (endOffset > followerEndOffset[i]) {
             followerEndOffset[i] = Math.min(endOffset, log.logEndOffset());
         }
         lastCaughtUpMs[i] = Math.max(lastCaughtUpMs[i], leaderHadItAtMs);
-        final boolean rejoined = !inIsr[i] && followerEndOffset[i] >= highWatermarkBefore;
+        boolean rejoined = !inIsr[i] && followerEndOffset[i] >= highWatermarkBefore;
         if (rejoined) {
             inIsr[i] = true;
             isrSize++;
         }
-        final long highWatermark = highWatermark();
+        long highWatermark = highWatermark();
         return new FetchResult(highWatermark > highWatermarkBefore ? highWatermark : FetchResult.NOT_MOVED, rejoined);
     }
 
@@ -203,7 +203,7 @@ final class Partition {
 
     /** The ISR's replica ids, leader first. */
     synchronized List<Integer> isr() {
-        final List<Integer> isr = new ArrayList<>(isrSize);
+        List<Integer> isr = new ArrayList<>(isrSize);
         isr.add(LEADER_ID);
         for (int i = 0; i < inIsr.length; i++) {
             if (inIsr[i]) {
@@ -215,7 +215,7 @@ final class Partition {
 
     /** This partition's offsets and ISR, read together under its lock. */
     synchronized PartitionState snapshot() {
-        final List<Long> followerOffsets = new ArrayList<>(followerEndOffset.length);
+        List<Long> followerOffsets = new ArrayList<>(followerEndOffset.length);
         for (long offset : followerEndOffset) {
             followerOffsets.add(offset);
         }
@@ -225,7 +225,7 @@ final class Partition {
 
     /** All replica ids, leader first. */
     List<Integer> replicas() {
-        final List<Integer> replicas = new ArrayList<>(followers() + 1);
+        List<Integer> replicas = new ArrayList<>(followers() + 1);
         for (int id = 0; id <= followers(); id++) {
             replicas.add(id);
         }

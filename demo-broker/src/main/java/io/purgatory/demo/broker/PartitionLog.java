@@ -50,12 +50,12 @@ final class PartitionLog {
      *     {@link #logEndOffset()}
      */
     long append(MemoryRecords records) {
-        final long base = logEndOffset;
+        long base = logEndOffset;
         for (MutableRecordBatch produced : records.batches()) {
-            final ByteBuffer copy = ByteBuffer.allocate(produced.sizeInBytes());
+            ByteBuffer copy = ByteBuffer.allocate(produced.sizeInBytes());
             produced.writeTo(copy);
             copy.flip();
-            final MutableRecordBatch batch = MemoryRecords.readableRecords(copy).batches().iterator().next();
+            MutableRecordBatch batch = MemoryRecords.readableRecords(copy).batches().iterator().next();
             batch.setLastOffset(logEndOffset + (produced.lastOffset() - produced.baseOffset()));
             batch.setPartitionLeaderEpoch(LEADER_EPOCH);
             batches.put(batch.baseOffset(), batch);
@@ -63,7 +63,7 @@ final class PartitionLog {
             logEndOffset = batch.lastOffset() + 1;
         }
         while (sizeInBytes > retentionBytes && batches.size() > 1) {
-            final MutableRecordBatch dropped = batches.pollFirstEntry().getValue();
+            MutableRecordBatch dropped = batches.pollFirstEntry().getValue();
             sizeInBytes -= dropped.sizeInBytes();
             logStartOffset = batches.firstKey();
         }
@@ -97,7 +97,7 @@ final class PartitionLog {
      * @param offset an offset {@link #inRange in range}
      */
     MemoryRecords read(long offset, long upTo, int maxBytes, boolean firstBatchAnyway) {
-        final List<MutableRecordBatch> taken = new ArrayList<>();
+        List<MutableRecordBatch> taken = new ArrayList<>();
         long bytes = 0;
         for (MutableRecordBatch batch : from(offset).values()) {
             if (batch.lastOffset() >= upTo || (bytes + batch.sizeInBytes() > maxBytes && !(taken.isEmpty() && firstBatchAnyway))) {
@@ -109,7 +109,7 @@ final class PartitionLog {
         if (taken.isEmpty()) {
             return MemoryRecords.EMPTY;
         }
-        final ByteBuffer buffer = ByteBuffer.allocate((int) bytes);
+        ByteBuffer buffer = ByteBuffer.allocate((int) bytes);
         taken.forEach(batch -> batch.writeTo(buffer));
         buffer.flip();
         return MemoryRecords.readableRecords(buffer);
@@ -198,7 +198,7 @@ final class PartitionLog {
 
     /** The batches from the one containing {@code offset}, or after it when no batch contains it (it is the log end offset). */
     private NavigableMap<Long, MutableRecordBatch> from(long offset) {
-        final Map.Entry<Long, MutableRecordBatch> containing = batches.floorEntry(offset);
+        Map.Entry<Long, MutableRecordBatch> containing = batches.floorEntry(offset);
         if (containing == null) {
             return batches;
         }

@@ -30,11 +30,11 @@ final class ProduceTopicLimit {
      * or -1 when the fields before them do not read; the parser then refuses the body itself.
      */
     static int declaredTopics(ByteBuffer body, short version) {
-        final ByteBuffer in = body.duplicate();
-        final ByteBufferAccessor reader = new ByteBufferAccessor(in);
+        ByteBuffer in = body.duplicate();
+        ByteBufferAccessor reader = new ByteBufferAccessor(in);
         try {
-            final boolean flexible = version >= FIRST_FLEXIBLE_VERSION;
-            final int transactionalIdLength = flexible ? reader.readUnsignedVarint() - 1 : reader.readShort();
+            boolean flexible = version >= FIRST_FLEXIBLE_VERSION;
+            int transactionalIdLength = flexible ? reader.readUnsignedVarint() - 1 : reader.readShort();
             if (transactionalIdLength > 0) {
                 in.position(in.position() + transactionalIdLength);
             }

@@ -71,10 +71,10 @@ final class RecordValidator {
         }
         try {
             ProduceRequest.validateRecords(version, memoryRecords);
-            final MutableRecordBatch batch = memoryRecords.batches().iterator().next();
+            MutableRecordBatch batch = memoryRecords.batches().iterator().next();
             batch.ensureValid();
             batch.compressionType(); // an unknown codec id throws here
-            final Errors batchError = validateBatch(batch);
+            Errors batchError = validateBatch(batch);
             if (batchError != Errors.NONE) {
                 return Result.invalid(batchError);
             }
@@ -91,8 +91,8 @@ final class RecordValidator {
         if (batch.baseOffset() != 0) {
             return Errors.INVALID_RECORD;
         }
-        final long countFromOffsets = batch.lastOffset() - batch.baseOffset() + 1;
-        final Integer count = batch.countOrNull();
+        long countFromOffsets = batch.lastOffset() - batch.baseOffset() + 1;
+        Integer count = batch.countOrNull();
         if (countFromOffsets <= 0 || count == null || count <= 0 || countFromOffsets != count) {
             return Errors.INVALID_RECORD;
         }
@@ -107,12 +107,12 @@ final class RecordValidator {
 
     /** Reads every record, decompressing as a stream; the count in the header must be what is there. */
     private static Result walkRecords(RecordBatch batch) {
-        final int expected = batch.countOrNull();
+        int expected = batch.countOrNull();
         int walked = 0;
         long uncompressedBytes = 0;
         try (CloseableIterator<Record> iterator = batch.streamingIterator(BufferSupplier.NO_CACHING, MAX_RECORD_BODY_BYTES)) {
             while (iterator.hasNext()) {
-                final Record record = iterator.next();
+                Record record = iterator.next();
                 if (!record.hasMagic(batch.magic()) || record.offset() != batch.baseOffset() + walked) {
                     return Result.invalid(Errors.INVALID_RECORD);
                 }

@@ -64,15 +64,15 @@ final class ReplicaManager implements AutoCloseable {
     }
 
     ReplicaManager(BrokerConfig config) {
-        final long nowMs = SimulatedFollowers.nowMs();
-        final List<Partition> all = new ArrayList<>();
+        long nowMs = SimulatedFollowers.nowMs();
+        List<Partition> all = new ArrayList<>();
         config.topics().forEach((name, count) -> {
-            final List<Partition> partitions = new ArrayList<>(count);
+            List<Partition> partitions = new ArrayList<>(count);
             for (int i = 0; i < count; i++) {
                 partitions.add(new Partition(new TopicPartition(name, i), config.followers(), config.minInsyncReplicas(),
                         config.replicaLagTimeMaxMs(), nowMs, config.retentionBytes()));
             }
-            final Topic topic = new Topic(name, Uuid.randomUuid(), List.copyOf(partitions));
+            Topic topic = new Topic(name, Uuid.randomUuid(), List.copyOf(partitions));
             topicsByName.put(name, topic);
             topicsById.put(topic.id(), topic);
             all.addAll(partitions);
@@ -134,13 +134,13 @@ final class ReplicaManager implements AutoCloseable {
             responder.complete(DelayedFetch.read(partitions, maxBytes), false);
             return;
         }
-        final DelayedFetch fetch = new DelayedFetch(maxWaitMs, minBytes, maxBytes, partitions, responder);
-        final long position = partitions.size() == 1 ? completingHighWatermark(partitions.get(0), minBytes) : -1;
+        DelayedFetch fetch = new DelayedFetch(maxWaitMs, minBytes, maxBytes, partitions, responder);
+        long position = partitions.size() == 1 ? completingHighWatermark(partitions.get(0), minBytes) : -1;
         if (position >= 0) {
             fetchPurgatory.tryCompleteElseWatch(fetch, partitions.get(0).partition().topicPartition(), position);
             return;
         }
-        final Set<Object> keys = new LinkedHashSet<>();
+        Set<Object> keys = new LinkedHashSet<>();
         for (PartitionFetch partition : partitions) {
             if (partition.partition() != null) {
                 keys.add(DelayedFetch.anyProgress(partition.partition().topicPartition()));
@@ -185,13 +185,13 @@ final class ReplicaManager implements AutoCloseable {
      *     was needed and {@code responder} has been called
      */
     DelayedProduce appendRecords(short acks, long timeoutMs, List<PartitionAppend> appends, Consumer<List<ProduceResult>> responder) {
-        final List<ProduceResult> results = new ArrayList<>(appends.size());
-        final Map<TopicPartition, Long> requiredEndOffsets = new LinkedHashMap<>();
-        final Errors refusal = stopped ? Errors.NOT_LEADER_OR_FOLLOWER
+        List<ProduceResult> results = new ArrayList<>(appends.size());
+        Map<TopicPartition, Long> requiredEndOffsets = new LinkedHashMap<>();
+        Errors refusal = stopped ? Errors.NOT_LEADER_OR_FOLLOWER
                 : acks == -1 && producePurgatory.numDelayed() >= maxParkedRequests ? Errors.THROTTLING_QUOTA_EXCEEDED
                 : null;
         for (PartitionAppend append : appends) {
-            final ProduceResult result = refusal != null && append.refused() == null
+            ProduceResult result = refusal != null && append.refused() == null
                     ? ProduceResult.failed(append.key(), refusal)
                     : append(acks, append);
             if (result.waitsFor() != null) {
@@ -203,7 +203,7 @@ final class ReplicaManager implements AutoCloseable {
             responder.accept(results);
             return null;
         }
-        final DelayedProduce produce = new DelayedProduce(Math.max(0, timeoutMs), results, responder);
+        DelayedProduce produce = new DelayedProduce(Math.max(0, timeoutMs), results, responder);
         producePurgatory.tryCompleteElseWatch(produce, requiredEndOffsets);
         if (stopped) { // parked while close() was taking the parked produces out
             produce.completeLeaderGone(Errors.NOT_LEADER_OR_FOLLOWER);
@@ -218,11 +218,11 @@ final class ReplicaManager implements AutoCloseable {
         if (acks != -1 && acks != 0 && acks != 1) {
             return ProduceResult.failed(append.key(), Errors.INVALID_REQUIRED_ACKS);
         }
-        final Partition partition = append.partition();
+        Partition partition = append.partition();
         if (acks == -1 && partition.isrBelowMinimum()) {
             return ProduceResult.failed(append.key(), Errors.NOT_ENOUGH_REPLICAS);
         }
-        final Partition.AppendResult appended = partition.append(append.records());
+        Partition.AppendResult appended = partition.append(append.records());
         followers.onAppend(partition);
         if (appended.highWatermarkMoved()) {
             fetchesSeeHighWatermark(partition, appended.highWatermark());

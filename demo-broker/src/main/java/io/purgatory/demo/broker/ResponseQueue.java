@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
 final class ResponseQueue {
     /** How long a half-closed connection waits for the client to close its side. */
     static final long LINGER_MS = 1_000;
-    private static final Logger log = LoggerFactory.getLogger(ResponseQueue.class);
+    private static final Logger LOG = LoggerFactory.getLogger(ResponseQueue.class);
 
     private final Channel channel;
     private final ArrayDeque<Slot> slots = new ArrayDeque<>(); // event loop only
@@ -58,7 +58,7 @@ final class ResponseQueue {
 
     /** Reserves the next response slot; on the event loop. */
     Slot reserve(RequestHeader header) {
-        final Slot slot = new Slot(header);
+        Slot slot = new Slot(header);
         slots.add(slot);
         return slot;
     }
@@ -91,7 +91,7 @@ final class ResponseQueue {
      */
     void abandon() {
         abandoned = true;
-        final List<DelayedOperation> awaited = new ArrayList<>();
+        List<DelayedOperation> awaited = new ArrayList<>();
         for (Slot slot : slots) {
             if (slot.awaited != null) {
                 awaited.add(slot.awaited);
@@ -126,7 +126,7 @@ final class ResponseQueue {
         boolean dequeued = false;
         boolean failed = false;
         while (!failed && !slots.isEmpty() && slots.peek().done) {
-            final Slot head = slots.poll();
+            Slot head = slots.poll();
             dequeued = true;
             failed = head.failed;
             if (head.bytes != null) {
@@ -166,7 +166,7 @@ final class ResponseQueue {
             if (abandoned) {
                 return;
             }
-            final ResponseHeader responseHeader = new ResponseHeader(correlationId, responseHeaderVersion);
+            ResponseHeader responseHeader = new ResponseHeader(correlationId, responseHeaderVersion);
             final ByteBuffer serialized;
             try {
                 serialized = RequestUtils.serialize(responseHeader.data(), responseHeader.headerVersion(), response.data(), apiVersion);
@@ -179,7 +179,7 @@ final class ResponseQueue {
 
         /** Sends {@code response} as version 0, whatever the request's version (ApiVersions fallback). */
         void sendAsVersionZero(AbstractResponse response) {
-            final ResponseHeader responseHeader = new ResponseHeader(correlationId, (short) 0);
+            ResponseHeader responseHeader = new ResponseHeader(correlationId, (short) 0);
             fill(RequestUtils.serialize(responseHeader.data(), (short) 0, response.data(), (short) 0), false);
         }
 
@@ -191,7 +191,7 @@ final class ResponseQueue {
         /** The responses before this one are written, then the connection is closed as in {@link #closeAfterFlush}. */
         @Override
         public void fail(RuntimeException cause) {
-            log.warn("closing connection from {}: no response (v{}, correlation id {}) could be built: {}", channel.remoteAddress(),
+            LOG.warn("closing connection from {}: no response (v{}, correlation id {}) could be built: {}", channel.remoteAddress(),
                     apiVersion, correlationId, cause.toString());
             fill(null, true);
         }

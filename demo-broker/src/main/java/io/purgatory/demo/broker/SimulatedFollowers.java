@@ -47,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * guarded by each {@link Partition}.
  */
 final class SimulatedFollowers implements AutoCloseable {
-    private static final Logger log = LoggerFactory.getLogger(SimulatedFollowers.class);
+    private static final Logger LOG = LoggerFactory.getLogger(SimulatedFollowers.class);
 
     private final List<Partition> partitions;
     private final Map<Partition, List<FollowerFetcher>> fetchers;
@@ -100,9 +100,9 @@ final class SimulatedFollowers implements AutoCloseable {
         this.listener = listener;
         this.stalled = new AtomicIntegerArray(followers);
         this.scheduler = scheduler;
-        final Map<Partition, List<FollowerFetcher>> byPartition = new IdentityHashMap<>();
+        Map<Partition, List<FollowerFetcher>> byPartition = new IdentityHashMap<>();
         for (Partition partition : this.partitions) {
-            final List<FollowerFetcher> perFollower = new ArrayList<>(followers);
+            List<FollowerFetcher> perFollower = new ArrayList<>(followers);
             for (int replicaId = 1; replicaId <= followers; replicaId++) {
                 perFollower.add(new FollowerFetcher(partition, replicaId));
             }
@@ -110,7 +110,7 @@ final class SimulatedFollowers implements AutoCloseable {
         }
         this.fetchers = byPartition;
 
-        final long isrCheckMs = Math.max(1, config.replicaLagTimeMaxMs() / 2);
+        long isrCheckMs = Math.max(1, config.replicaLagTimeMaxMs() / 2);
         scheduler.scheduleAtFixedRate(this::checkIsr, isrCheckMs, isrCheckMs);
         scheduleStalls(config.stalledReplicas(), config.stallMs(), config.healthyMs(), config.stallAfterMs());
     }
@@ -128,7 +128,7 @@ final class SimulatedFollowers implements AutoCloseable {
     void stall(int replicaId) {
         checkReplicaId(replicaId);
         if (stalled.compareAndSet(replicaId - 1, 0, 1)) {
-            log.info("replica {} stalls: it fetches nothing until it resumes", replicaId);
+            LOG.info("replica {} stalls: it fetches nothing until it resumes", replicaId);
         }
     }
 
@@ -136,7 +136,7 @@ final class SimulatedFollowers implements AutoCloseable {
     void resume(int replicaId) {
         checkReplicaId(replicaId);
         if (stalled.compareAndSet(replicaId - 1, 1, 0)) {
-            log.info("replica {} resumes fetching", replicaId);
+            LOG.info("replica {} resumes fetching", replicaId);
             for (Partition partition : partitions) {
                 fetchers.get(partition).get(replicaId - 1).issueUnlessInFlight();
             }
@@ -150,7 +150,7 @@ final class SimulatedFollowers implements AutoCloseable {
             throw new IllegalArgumentException("a replica lag must be >= 0 ms, was " + lagMs);
         }
         meanLagMs.set(replicaId - 1, lagMs);
-        log.info("replica {} now fetches {}±{} ms after each append", replicaId, lagMs, jitterMs);
+        LOG.info("replica {} now fetches {}±{} ms after each append", replicaId, lagMs, jitterMs);
     }
 
     /** A follower's mean fetch lag. */
@@ -192,13 +192,13 @@ final class SimulatedFollowers implements AutoCloseable {
 
         /** Issues a fetch of everything the leader has now; the caller has set {@code inFlight}. */
         private void issue() {
-            final long endOffset = partition.leaderEndOffset();
-            final long issuedAtMs = scheduler.nowMs();
+            long endOffset = partition.leaderEndOffset();
+            long issuedAtMs = scheduler.nowMs();
             scheduler.schedule(() -> land(endOffset, issuedAtMs), sampleLagMs(replicaId));
         }
 
         private void land(long endOffset, long issuedAtMs) {
-            final boolean wasStalled = isStalled(replicaId);
+            boolean wasStalled = isStalled(replicaId);
             if (!wasStalled) {
                 report(partition.onFollowerFetch(replicaId, endOffset, issuedAtMs));
                 if (partition.leaderEndOffset() > endOffset) {
@@ -215,7 +215,7 @@ final class SimulatedFollowers implements AutoCloseable {
 
         private void report(Partition.FetchResult result) {
             if (result.rejoinedIsr()) {
-                log.info("replica {} caught up and rejoined the ISR of {}: ISR {}", replicaId, partition, partition.isr());
+                LOG.info("replica {} caught up and rejoined the ISR of {}: ISR {}", replicaId, partition, partition.isr());
                 listener.isrChanged(partition);
             } else if (result.highWatermarkMoved()) {
                 listener.highWatermarkMoved(partition, result.highWatermark());
@@ -236,25 +236,25 @@ final class SimulatedFollowers implements AutoCloseable {
             scheduler.schedule(() -> replicaIds.forEach(this::stall), stallAfterMs);
             return;
         }
-        final long periodMs = healthyMs + stallMs;
+        long periodMs = healthyMs + stallMs;
         scheduler.scheduleAtFixedRate(() -> replicaIds.forEach(this::stall), healthyMs, periodMs);
         scheduler.scheduleAtFixedRate(() -> replicaIds.forEach(this::resume), periodMs, periodMs);
     }
 
     private void checkIsr() {
-        final long nowMs = scheduler.nowMs();
+        long nowMs = scheduler.nowMs();
         for (Partition partition : partitions) {
             if (partition.maybeShrinkIsr(nowMs)) {
-                log.info("ISR of {} shrank to {}", partition, partition.isr());
+                LOG.info("ISR of {} shrank to {}", partition, partition.isr());
                 listener.isrChanged(partition);
             }
         }
     }
 
     private long sampleLagMs(int replicaId) {
-        final long lagMs = meanLagMs.get(replicaId - 1);
-        final long low = Math.max(0, lagMs - jitterMs);
-        final long high = lagMs + jitterMs;
+        long lagMs = meanLagMs.get(replicaId - 1);
+        long low = Math.max(0, lagMs - jitterMs);
+        long high = lagMs + jitterMs;
         return low == high ? low : ThreadLocalRandom.current().nextLong(low, high + 1);
     }
 
@@ -278,7 +278,7 @@ final class SimulatedFollowers implements AutoCloseable {
 
         FetcherThread() {
             executor = new ScheduledThreadPoolExecutor(1, runnable -> {
-                final Thread thread = new Thread(runnable, "replica-fetcher");
+                Thread thread = new Thread(runnable, "replica-fetcher");
                 thread.setDaemon(true);
                 return thread;
             });

@@ -34,7 +34,7 @@ final class ThrottledWarning {
     void warn(String message) {
         final String line;
         synchronized (this) {
-            final long now = nanoClock.getAsLong();
+            long now = nanoClock.getAsLong();
             if (written && now - nextNanos < 0) {
                 suppressed++;
                 return;

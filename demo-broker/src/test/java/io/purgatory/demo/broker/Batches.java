@@ -26,16 +26,16 @@ final class Batches {
 
     /** A copy of a one-batch {@code records}'s bytes. */
     static ByteBuffer copy(MemoryRecords records) {
-        final ByteBuffer source = records.buffer();
-        final ByteBuffer copy = ByteBuffer.allocate(source.remaining());
+        ByteBuffer source = records.buffer();
+        ByteBuffer copy = ByteBuffer.allocate(source.remaining());
         copy.put(source.duplicate()).flip();
         return copy;
     }
 
     /** Recomputes the CRC of the batch at {@code start} of {@code buffer} (absolute positions), as a sender would. */
     static void refreshCrc(ByteBuffer buffer, int start) {
-        final int length = buffer.getInt(start + 8) + 12; // the batch length field counts what follows it
-        final int covered = Math.min(length, buffer.limit() - start) - ATTRIBUTES_OFFSET;
+        int length = buffer.getInt(start + 8) + 12; // the batch length field counts what follows it
+        int covered = Math.min(length, buffer.limit() - start) - ATTRIBUTES_OFFSET;
         if (covered > 0) {
             buffer.putInt(start + DefaultRecordBatch.CRC_OFFSET, (int) Crc32C.compute(buffer, start + ATTRIBUTES_OFFSET, covered));
         }
@@ -43,7 +43,7 @@ final class Batches {
 
     /** The batch with its bytes changed by {@code change} and a fresh CRC. */
     static MemoryRecords rewritten(MemoryRecords records, java.util.function.Consumer<ByteBuffer> change) {
-        final ByteBuffer bytes = copy(records);
+        ByteBuffer bytes = copy(records);
         change.accept(bytes);
         refreshCrc(bytes, 0);
         return MemoryRecords.readableRecords(bytes);
@@ -62,18 +62,18 @@ final class Batches {
      */
     static boolean appendable(MemoryRecords records, short produceVersion) {
         try {
-            final Iterator<MutableRecordBatch> batches = records.batches().iterator();
+            Iterator<MutableRecordBatch> batches = records.batches().iterator();
             if (!batches.hasNext()) {
                 return false;
             }
-            final MutableRecordBatch batch = batches.next();
+            MutableRecordBatch batch = batches.next();
             if (batches.hasNext() || batch.magic() != RecordBatch.MAGIC_VALUE_V2 || !batch.isValid()) {
                 return false;
             }
             if (batch.compressionType() == CompressionType.ZSTD && produceVersion < 7) {
                 return false;
             }
-            final Integer count = batch.countOrNull();
+            Integer count = batch.countOrNull();
             if (batch.baseOffset() != 0 || count == null || count <= 0 || batch.lastOffset() + 1 != count || batch.isControlBatch()
                     || batch.hasProducerId() && batch.baseSequence() < 0) {
                 return false;
@@ -81,7 +81,7 @@ final class Batches {
             int seen = 0;
             try (CloseableIterator<Record> iterator = batch.streamingIterator(BufferSupplier.NO_CACHING, 1 << 20)) {
                 while (iterator.hasNext()) {
-                    final Record record = iterator.next();
+                    Record record = iterator.next();
                     record.ensureValid();
                     if (record.offset() != seen) {
                         return false;

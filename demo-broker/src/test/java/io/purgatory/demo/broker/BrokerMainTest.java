@@ -23,7 +23,7 @@ class BrokerMainTest {
     private final StringWriter err = new StringWriter();
 
     private int run(String... args) {
-        final CommandLine command = BrokerMain.commandLine();
+        CommandLine command = BrokerMain.commandLine();
         command.setOut(new PrintWriter(out, true));
         command.setErr(new PrintWriter(err, true));
         return command.execute(args);
@@ -44,7 +44,8 @@ class BrokerMainTest {
     @Test
     void aBadOptionIsReportedInTwoLinesWithExitCodeTwo() {
         assertEquals(2, run("--topic", "demo:x"));
-        assertEquals("demo-broker: Invalid value for option '--topic' (NAME:PARTITIONS): expected NAME:PARTITIONS, e.g. demo:3 (NAME alone: 1 partition), but was 'demo:x'"
+        assertEquals("demo-broker: Invalid value for option '--topic' (NAME:PARTITIONS): expected NAME:PARTITIONS, e.g. demo:3"
+                + " (NAME alone: 1 partition), but was 'demo:x'"
                 + System.lineSeparator() + "Try 'demo-broker --help' for the options." + System.lineSeparator(), err.toString());
     }
 
@@ -73,7 +74,7 @@ class BrokerMainTest {
 
     @Test
     void optionMistakesAreTwoLinesNamingTheOptionsWithoutExceptionText() {
-        final String topicValue = "Invalid value for option '--topic' (NAME:PARTITIONS): expected NAME:PARTITIONS, e.g. demo:3"
+        String topicValue = "Invalid value for option '--topic' (NAME:PARTITIONS): expected NAME:PARTITIONS, e.g. demo:3"
                 + " (NAME alone: 1 partition), but was ";
         assertOptionError(topicValue + "'demo:3:4'", "--topic", "demo:3:4");
         assertOptionError(topicValue + "'demo:'", "--topic", "demo:");
@@ -106,7 +107,7 @@ class BrokerMainTest {
 
     @Test
     void anUnwritablePortFileIsOneLineAndExitCodeOne(@TempDir Path dir) {
-        final Path portFile = dir.resolve("missing").resolve("broker.port");
+        Path portFile = dir.resolve("missing").resolve("broker.port");
         assertEquals(1, run("--port", "0", "--port-file", portFile.toString()));
         assertEquals("demo-broker: cannot write the port to " + portFile + ": no such directory" + System.lineSeparator(), err.toString());
     }
@@ -114,8 +115,8 @@ class BrokerMainTest {
     @Test
     void consoleMistakesGetOneLineEach() throws Exception {
         try (DemoBroker broker = DemoBroker.start(BrokerConfig.builder().port(0).build())) {
-            final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-            final PrintStream console = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            PrintStream console = new PrintStream(bytes, true, StandardCharsets.UTF_8);
             BrokerMain.readConsole(broker, new BufferedReader(new StringReader("stall\nstall x\nresume 9\nstall 1 2\nfoo\nstall 2\nquit\nstall 1\n")),
                     console);
             assertEquals(List.of("usage: stall ID, where ID is a follower replica 1..2", "usage: stall ID, where ID is a follower replica 1..2",

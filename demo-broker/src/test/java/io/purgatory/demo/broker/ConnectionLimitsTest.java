@@ -42,7 +42,7 @@ class ConnectionLimitsTest {
 
     private boolean aNewConnectionIsServed() throws Exception {
         try (WireClient client = new WireClient(broker.port())) {
-            final CompletableFuture<Answer> answer = client.send(WireClient.produce("demo", 0, (short) 1, 1_000, 1));
+            CompletableFuture<Answer> answer = client.send(WireClient.produce("demo", 0, (short) 1, 1_000, 1));
             Waits.soon().until(answer::isDone);
             return !answer.isCompletedExceptionally();
         } catch (IOException refused) {

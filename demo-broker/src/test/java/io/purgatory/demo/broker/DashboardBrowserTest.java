@@ -102,7 +102,7 @@ class DashboardBrowserTest {
         driver.get(dashboard.url());
 
         page().until(() -> text("status").equals("live"));
-        final long ackedAtFirst = page().until(() -> count("acked-total"), acked -> acked > 0);
+        long ackedAtFirst = page().until(() -> count("acked-total"), acked -> acked > 0);
         page().until(() -> count("acked-total") > ackedAtFirst); // the counters move
         assertEquals("fetching", replicaState(2));
 
@@ -114,7 +114,7 @@ class DashboardBrowserTest {
         stallResumeCycle();
         stallResumeCycle();
 
-        final List<LogEntry> errors = driver.manage().logs().get(LogType.BROWSER).getAll().stream()
+        List<LogEntry> errors = driver.manage().logs().get(LogType.BROWSER).getAll().stream()
                 .filter(entry -> entry.getLevel().intValue() >= Level.SEVERE.intValue())
                 .collect(Collectors.toList());
         assertEquals(List.of(), errors, "console errors");
@@ -122,7 +122,7 @@ class DashboardBrowserTest {
 
     /** Stall replica 2 from the page, see timeouts rise; resume it, see acks return. Screenshots the stall. */
     private void stallResumeCycle() throws IOException {
-        final long timedOutBefore = count("timed-out-total");
+        long timedOutBefore = count("timed-out-total");
         click(2, "stall");
         page().until(() -> replicaState(2).equals("stalled"));
         assertTrue(broker.isReplicaStalled(2));
@@ -133,16 +133,16 @@ class DashboardBrowserTest {
 
         click(2, "resume");
         page().until(() -> replicaState(2).equals("fetching"));
-        final long ackedAtResume = count("acked-total");
+        long ackedAtResume = count("acked-total");
         page().until(() -> count("acked-total") > ackedAtResume + 100);
-        final long timedOutAfterResume = page().until(() -> count("timed-out-total"), any -> true);
+        long timedOutAfterResume = page().until(() -> count("timed-out-total"), any -> true);
         page().until(() -> count("acked-total") > ackedAtResume + 200); // another second or more of acks...
         assertEquals(timedOutAfterResume, count("timed-out-total"), "...and no more timeouts");
     }
 
     /** 100 acks=-1 produces a second with a 500 ms timeout, round-robin over the partitions. */
     private void startLoad() {
-        final AtomicInteger sent = new AtomicInteger();
+        AtomicInteger sent = new AtomicInteger();
         load = Executors.newSingleThreadScheduledExecutor(runnable -> new Thread(runnable, "browser-test-load"));
         load.scheduleAtFixedRate(() -> {
             try {
@@ -154,14 +154,14 @@ class DashboardBrowserTest {
     }
 
     private static WebDriver chromium() {
-        final LoggingPreferences logging = new LoggingPreferences();
+        LoggingPreferences logging = new LoggingPreferences();
         logging.enable(LogType.BROWSER, Level.ALL);
-        final ChromeOptions options = new ChromeOptions()
+        ChromeOptions options = new ChromeOptions()
                 .setBinary(CHROMIUM.toFile())
                 .addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                         "--window-size=1400,1200", "--hide-scrollbars");
         options.setCapability("goog:loggingPrefs", logging);
-        final ChromeDriverService service = new ChromeDriverService.Builder()
+        ChromeDriverService service = new ChromeDriverService.Builder()
                 .usingDriverExecutable(new File(CHROMEDRIVER.toString()))
                 .usingAnyFreePort()
                 .build();

@@ -33,7 +33,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The dashboard's HTTP endpoint over real sockets: pages, {@code /metrics} (fetch outcomes included,
- * driven by a long-polling consumer), the event stream and {@code /api/state}, the replica controls, and what it answers to bad input; and that HTTP clients which send nothing,
+ * driven by a long-polling consumer), the event stream and {@code /api/state}, the replica controls, and what it answers
+ * to bad input; and that HTTP clients which send nothing,
  * or stop reading, do not delay the Kafka listener.
  */
 @Tag("integration")
@@ -86,7 +87,7 @@ class DashboardHttpTest {
 
     @Test
     void servesThePageItsScriptAndStyles() throws Exception {
-        final HttpResponse<String> page = get("/");
+        HttpResponse<String> page = get("/");
         assertEquals(200, page.statusCode());
         assertTrue(page.headers().firstValue("Content-Type").orElseThrow().startsWith("text/html"));
         assertTrue(page.body().contains("<script src=\"dashboard.js\""), page.body());
@@ -97,17 +98,17 @@ class DashboardHttpTest {
 
     @Test
     void unknownPathsAre404() throws Exception {
-        final HttpResponse<String> response = get("/no/such/page");
+        HttpResponse<String> response = get("/no/such/page");
         assertEquals(404, response.statusCode());
         assertEquals("no such page: /no/such/page\n", response.body());
     }
 
     @Test
     void aMethodAPathDoesNotTakeIs405WithAllow() throws Exception {
-        final HttpResponse<String> postMetrics = post("/metrics", "");
+        HttpResponse<String> postMetrics = post("/metrics", "");
         assertEquals(405, postMetrics.statusCode());
         assertEquals("GET", postMetrics.headers().firstValue("Allow").orElseThrow());
-        final HttpResponse<String> getStall = get("/api/replicas/2/stall");
+        HttpResponse<String> getStall = get("/api/replicas/2/stall");
         assertEquals(405, getStall.statusCode());
         assertEquals("POST", getStall.headers().firstValue("Allow").orElseThrow());
         assertEquals(false, broker.isReplicaStalled(2));
@@ -115,18 +116,18 @@ class DashboardHttpTest {
 
     @Test
     void stallAndResumeAFollowerOverHttp() throws Exception {
-        final HttpResponse<String> stalled = post("/api/replicas/2/stall", "");
+        HttpResponse<String> stalled = post("/api/replicas/2/stall", "");
         assertEquals(200, stalled.statusCode(), stalled.body());
         assertEquals("{\"id\":2,\"stalled\":true,\"lagMs\":1}", stalled.body());
         assertTrue(broker.isReplicaStalled(2));
-        final HttpResponse<String> resumed = post("/api/replicas/2/resume", "");
+        HttpResponse<String> resumed = post("/api/replicas/2/resume", "");
         assertEquals(200, resumed.statusCode(), resumed.body());
         assertEquals(false, broker.isReplicaStalled(2));
     }
 
     @Test
     void setAFollowersLagOverHttp() throws Exception {
-        final HttpResponse<String> response = post("/api/replicas/1/lag", "lagMs=250");
+        HttpResponse<String> response = post("/api/replicas/1/lag", "lagMs=250");
         assertEquals(200, response.statusCode(), response.body());
         assertEquals("{\"id\":1,\"stalled\":false,\"lagMs\":250}", response.body());
         assertEquals(250, broker.replicaLagMs(1));
@@ -137,7 +138,7 @@ class DashboardHttpTest {
     void aLagSetOverHttpDelaysTheFollowersFetches() throws Exception {
         assertEquals(200, post("/api/replicas/2/lag", "lagMs=300").statusCode());
         try (WireClient client = new WireClient(broker.port())) {
-            final Answer answer = DemoBrokerTest.answer(client.send(WireClient.produce("demo", 0, ACKS_ALL, 30_000, 1)));
+            Answer answer = DemoBrokerTest.answer(client.send(WireClient.produce("demo", 0, ACKS_ALL, 30_000, 1)));
             assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(answer).errorCode());
             // replica 2 fetches 300 ± 1 ms after the append, so the ack cannot come sooner
             assertTrue(answer.elapsedNanos() >= Duration.ofMillis(299).toNanos(), "acked after " + answer.elapsedNanos() + " ns");
@@ -146,11 +147,11 @@ class DashboardHttpTest {
 
     @Test
     void aReplicaThatDoesNotExistIs404() throws Exception {
-        final HttpResponse<String> tooHigh = post("/api/replicas/3/stall", "");
+        HttpResponse<String> tooHigh = post("/api/replicas/3/stall", "");
         assertEquals(404, tooHigh.statusCode());
         assertEquals("no follower replica 3: followers are 1..2\n", tooHigh.body());
         assertEquals(404, post("/api/replicas/0/resume", "").statusCode(), "the leader is not a follower");
-        final HttpResponse<String> notANumber = post("/api/replicas/two/stall", "");
+        HttpResponse<String> notANumber = post("/api/replicas/two/stall", "");
         assertEquals(404, notANumber.statusCode());
         assertEquals("no follower replica 'two': followers are 1..2\n", notANumber.body());
     }
@@ -158,7 +159,7 @@ class DashboardHttpTest {
     @Test
     void aLagThatIsNotAWholeNumberOfMillisecondsIs400() throws Exception {
         for (String body : List.of("", "lagMs=", "lagMs=fast", "lagMs=-1", "lagMs=60001", "lagMs=5&jitterMs=1", "{\"lagMs\":5}")) {
-            final HttpResponse<String> response = post("/api/replicas/1/lag", body);
+            HttpResponse<String> response = post("/api/replicas/1/lag", body);
             assertEquals(400, response.statusCode(), body);
             assertEquals("expected the form body lagMs=MS with MS a whole number in 0..60000\n", response.body(), body);
         }
@@ -167,7 +168,7 @@ class DashboardHttpTest {
 
     @Test
     void aCrossSitePostIs403() throws Exception {
-        final HttpResponse<String> response = http.send(HttpRequest.newBuilder(uri("/api/replicas/2/stall"))
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(uri("/api/replicas/2/stall"))
                 .header("Origin", "http://evil.example").POST(HttpRequest.BodyPublishers.noBody()).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(403, response.statusCode());
@@ -179,7 +180,7 @@ class DashboardHttpTest {
         try (Socket socket = new Socket("127.0.0.1", dashboard.port())) {
             socket.setSoTimeout(10_000);
             socket.getOutputStream().write("GET /\u0000 HTTP/9.9 nonsense\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
-            final BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.ISO_8859_1));
+            BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.ISO_8859_1));
             assertEquals("HTTP/1.1 400 Bad Request", in.readLine());
             String line;
             do {
@@ -192,26 +193,26 @@ class DashboardHttpTest {
 
     @Test
     void aBodyAboveTheLimitIs413() throws Exception {
-        final HttpResponse<String> response = post("/api/replicas/1/lag", "lagMs=" + "1".repeat(20_000));
+        HttpResponse<String> response = post("/api/replicas/1/lag", "lagMs=" + "1".repeat(20_000));
         assertEquals(413, response.statusCode());
     }
 
     @Test
     void metricsAreValidPrometheusTextWithTheBrokersCounters() throws Exception {
         try (WireClient client = new WireClient(broker.port())) {
-            final List<CompletableFuture<Answer>> sent = new ArrayList<>();
+            List<CompletableFuture<Answer>> sent = new ArrayList<>();
             for (int i = 0; i < 10; i++) {
                 sent.add(client.send(WireClient.produce("demo", i % 2, ACKS_ALL, 30_000, 1)));
             }
             sent.forEach(answer -> Waits.soon().until(answer::isDone));
-            final HttpResponse<String> response = get("/metrics");
+            HttpResponse<String> response = get("/metrics");
             assertEquals(200, response.statusCode());
             assertEquals("text/plain; version=0.0.4; charset=utf-8", response.headers().firstValue("Content-Type").orElseThrow());
-            final List<String> lines = response.body().lines().collect(Collectors.toList());
+            List<String> lines = response.body().lines().collect(Collectors.toList());
             for (String line : lines) {
                 assertTrue(EXPOSITION_LINE.matcher(line).matches(), "not Prometheus text: " + line);
             }
-            final Set<String> families = lines.stream().filter(line -> line.startsWith("# TYPE "))
+            Set<String> families = lines.stream().filter(line -> line.startsWith("# TYPE "))
                     .map(line -> line.split(" ")[2]).collect(Collectors.toSet());
             assertTrue(families.containsAll(Set.of("purgatory_operations_completed_total", "purgatory_operations_expired_total",
                     "purgatory_watches_purged_total", "purgatory_delayed_operations", "purgatory_watched_operations",
@@ -236,7 +237,7 @@ class DashboardHttpTest {
         assertTrue(metricLines().containsAll(fetchResponses(0, 0, 0, 0)), "all four outcomes, from the start");
         try (WireClient consumer = new WireClient(broker.port()); WireClient producer = new WireClient(broker.port())) {
             // a long poll parks until a produce commits a record, then answers with it
-            final CompletableFuture<Answer> poll = fetch(consumer, 30_000, 0);
+            CompletableFuture<Answer> poll = fetch(consumer, 30_000, 0);
             Waits.soon().until(() -> broker.fetchPurgatoryMetrics().delayed() == 1);
             assertTrue(metricLines().containsAll(fetchResponses(0, 0, 0, 0)), "a parked fetch is not answered yet");
             assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(
@@ -250,17 +251,17 @@ class DashboardHttpTest {
             // an offset past the log end is an error
             assertEquals(Errors.OFFSET_OUT_OF_RANGE.code(), fetchedPartition(fetch(consumer, 30_000, 99)).errorCode());
         }
-        final List<String> lines = metricLines();
+        List<String> lines = metricLines();
         assertTrue(lines.containsAll(fetchResponses(1, 1, 1, 1)), String.join("\n", lines));
 
-        final Pattern state = Pattern.compile(".*\"fetch\":\\{\"dataTotal\":1,\"dataPerSec\":[0-9.]+,\"emptyMaxWaitTotal\":1,"
+        Pattern state = Pattern.compile(".*\"fetch\":\\{\"dataTotal\":1,\"dataPerSec\":[0-9.]+,\"emptyMaxWaitTotal\":1,"
                 + "\"emptyMaxWaitPerSec\":[0-9.]+,\"emptyAtOnceTotal\":1,\"emptyAtOncePerSec\":[0-9.]+,\"errorTotal\":1,"
                 + "\"errorPerSec\":[0-9.]+}.*");
         Waits.soon().pollInterval(Duration.ofMillis(50)).until(() -> state.matcher(get("/api/state").body()).matches());
     }
 
     private List<String> metricLines() throws Exception {
-        final HttpResponse<String> response = get("/metrics");
+        HttpResponse<String> response = get("/metrics");
         assertEquals(200, response.statusCode());
         return response.body().lines().collect(Collectors.toList());
     }
@@ -279,23 +280,23 @@ class DashboardHttpTest {
 
     /** The one partition of a fetch response without a top-level error. */
     private static PartitionData fetchedPartition(CompletableFuture<Answer> answer) {
-        final FetchResponse response = (FetchResponse) DemoBrokerTest.answer(answer).response();
+        FetchResponse response = (FetchResponse) DemoBrokerTest.answer(answer).response();
         assertEquals(Errors.NONE.code(), response.data().errorCode());
         return response.data().responses().get(0).partitions().get(0);
     }
 
     @Test
     void theEventStreamSendsTheHistoryThenASampleEachSecond() throws Exception {
-        final HttpResponse<java.util.stream.Stream<String>> response = http.send(
+        HttpResponse<java.util.stream.Stream<String>> response = http.send(
                 HttpRequest.newBuilder(uri("/events")).build(), HttpResponse.BodyHandlers.ofLines());
         closeables.add(() -> response.body().close());
         assertEquals(200, response.statusCode());
         assertEquals("text/event-stream; charset=utf-8", response.headers().firstValue("Content-Type").orElseThrow());
-        final CompletableFuture<List<String>> firstEvents = CompletableFuture.supplyAsync(() ->
+        CompletableFuture<List<String>> firstEvents = CompletableFuture.supplyAsync(() ->
                 response.body().filter(line -> line.startsWith("event: ") || line.startsWith("data: ")).limit(4)
                         .collect(Collectors.toList()));
         Waits.soon().until(firstEvents::isDone);
-        final List<String> lines = firstEvents.join();
+        List<String> lines = firstEvents.join();
         assertEquals("event: history", lines.get(0));
         assertTrue(lines.get(1).startsWith("data: [{\"timeMs\":"), lines.get(1));
         assertEquals("event: sample", lines.get(2));
@@ -308,22 +309,22 @@ class DashboardHttpTest {
     void httpClientsThatSendNothingOrDoNotReadDoNotDelayKafka() throws Exception {
         // twenty connections that send half a request line and then nothing
         for (int i = 0; i < 20; i++) {
-            final Socket silent = new Socket("127.0.0.1", dashboard.port());
+            Socket silent = new Socket("127.0.0.1", dashboard.port());
             closeables.add(silent);
             silent.getOutputStream().write("GET /metr".getBytes(StandardCharsets.US_ASCII));
         }
         // one event stream that never reads a byte: its socket buffers fill, then the server closes it
-        final Socket deaf = new Socket();
+        Socket deaf = new Socket();
         deaf.setReceiveBufferSize(1024);
         deaf.connect(new java.net.InetSocketAddress("127.0.0.1", dashboard.port()));
         closeables.add(deaf);
-        final OutputStream out = deaf.getOutputStream();
+        OutputStream out = deaf.getOutputStream();
         out.write("GET /events HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
         out.flush();
 
         try (WireClient client = new WireClient(broker.port())) {
             for (short acks : new short[] {ACKS_LEADER, ACKS_ALL}) {
-                final Answer answer = DemoBrokerTest.answer(client.send(WireClient.produce("demo", 0, acks, 30_000, 1)));
+                Answer answer = DemoBrokerTest.answer(client.send(WireClient.produce("demo", 0, acks, 30_000, 1)));
                 assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(answer).errorCode());
                 assertTrue(answer.elapsedNanos() < Duration.ofSeconds(1).toNanos(), "answered in " + answer.elapsedNanos() + " ns");
             }

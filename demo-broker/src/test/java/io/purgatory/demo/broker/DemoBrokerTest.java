@@ -46,7 +46,7 @@ class DemoBrokerTest {
     }
 
     private WireClient connect() throws Exception {
-        final WireClient client = new WireClient(broker.port());
+        WireClient client = new WireClient(broker.port());
         clients.add(client);
         return client;
     }
@@ -57,20 +57,20 @@ class DemoBrokerTest {
     }
 
     static PartitionProduceResponse partitionResponse(Answer answer) {
-        final ProduceResponse response = (ProduceResponse) answer.response();
+        ProduceResponse response = (ProduceResponse) answer.response();
         return response.data().responses().iterator().next().partitionResponses().get(0);
     }
 
     @Test
     void healthyReplicasAnswerEveryAcksAllProduceWithNoneAndIncreasingOffsets() throws Exception {
-        final WireClient client = start(BrokerConfig.builder().topic("demo", 3).followers(2).replicaLag(2, 2));
-        final List<CompletableFuture<Answer>> sent = new ArrayList<>();
+        WireClient client = start(BrokerConfig.builder().topic("demo", 3).followers(2).replicaLag(2, 2));
+        List<CompletableFuture<Answer>> sent = new ArrayList<>();
         for (int i = 0; i < 60; i++) {
             sent.add(client.send(WireClient.produce("demo", i % 3, ACKS_ALL, 30_000, 2)));
         }
-        final long[] nextOffset = new long[3];
+        long[] nextOffset = new long[3];
         for (int i = 0; i < sent.size(); i++) {
-            final PartitionProduceResponse response = partitionResponse(answer(sent.get(i)));
+            PartitionProduceResponse response = partitionResponse(answer(sent.get(i)));
             assertEquals(Errors.NONE.code(), response.errorCode(), "request " + i);
             assertEquals(nextOffset[i % 3], response.baseOffset(), "request " + i + " base offset");
             nextOffset[i % 3] += 2;
@@ -82,14 +82,14 @@ class DemoBrokerTest {
 
     @Test
     void aStalledIsrReplicaTimesOutAcksAllNoEarlierThanTheTimeoutWhileAcksOneSucceeds() throws Exception {
-        final WireClient client = start(BrokerConfig.builder().followers(2).stallReplica(2));
-        final int timeoutMs = 300;
-        final Answer acksAll = answer(client.send(WireClient.produce("demo", 0, ACKS_ALL, timeoutMs, 1)));
+        WireClient client = start(BrokerConfig.builder().followers(2).stallReplica(2));
+        int timeoutMs = 300;
+        Answer acksAll = answer(client.send(WireClient.produce("demo", 0, ACKS_ALL, timeoutMs, 1)));
         assertEquals(Errors.REQUEST_TIMED_OUT.code(), partitionResponse(acksAll).errorCode());
         assertTrue(acksAll.elapsedNanos() >= TimeUnit.MILLISECONDS.toNanos(timeoutMs),
                 "answered after " + acksAll.elapsedNanos() + " ns, before the " + timeoutMs + " ms timeout");
 
-        final Answer acksOne = answer(client.send(WireClient.produce("demo", 0, (short) 1, timeoutMs, 1)));
+        Answer acksOne = answer(client.send(WireClient.produce("demo", 0, (short) 1, timeoutMs, 1)));
         assertEquals(Errors.NONE.code(), partitionResponse(acksOne).errorCode());
         assertEquals(1, partitionResponse(acksOne).baseOffset(), "the timed-out produce was still appended");
         assertEquals(1, broker.producePurgatoryMetrics().expired());
@@ -98,8 +98,8 @@ class DemoBrokerTest {
 
     @Test
     void parkedProducesCompleteWithNoneWhenTheStalledReplicaRecovers() throws Exception {
-        final WireClient client = start(BrokerConfig.builder().followers(2).stallReplica(2));
-        final List<CompletableFuture<Answer>> parked = new ArrayList<>();
+        WireClient client = start(BrokerConfig.builder().followers(2).stallReplica(2));
+        List<CompletableFuture<Answer>> parked = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             parked.add(client.send(WireClient.produce("demo", i % 3, ACKS_ALL, 60_000, 1)));
         }
@@ -116,15 +116,15 @@ class DemoBrokerTest {
 
     @Test
     void aProduceToSeveralPartitionsAtDifferentOffsetsCompletesWhenEachIsReplicated() throws Exception {
-        final WireClient client = start(BrokerConfig.builder().topic("demo", 3).followers(2).stallReplica(2));
+        WireClient client = start(BrokerConfig.builder().topic("demo", 3).followers(2).stallReplica(2));
         assertEquals(Errors.NONE.code(), partitionResponse(answer(client.send(WireClient.produce("demo", 0, (short) 1, 60_000, 5)))).errorCode());
-        final CompletableFuture<Answer> parked = client.send(WireClient.produce("demo", List.of(0, 1), ACKS_ALL, 60_000, 2));
+        CompletableFuture<Answer> parked = client.send(WireClient.produce("demo", List.of(0, 1), ACKS_ALL, 60_000, 2));
         Waits.soon().until(() -> broker.producePurgatoryMetrics().delayed() == 1);
 
         broker.resumeReplica(2);
 
-        final ProduceResponse response = (ProduceResponse) answer(parked).response();
-        final List<PartitionProduceResponse> results = response.data().responses().iterator().next().partitionResponses();
+        ProduceResponse response = (ProduceResponse) answer(parked).response();
+        List<PartitionProduceResponse> results = response.data().responses().iterator().next().partitionResponses();
         assertEquals(List.of(0, 1), results.stream().map(PartitionProduceResponse::index).toList(), "in request order");
         assertEquals(List.of(5L, 0L), results.stream().map(PartitionProduceResponse::baseOffset).toList());
         assertTrue(results.stream().allMatch(r -> r.errorCode() == Errors.NONE.code()), "completed by the followers: " + results);
@@ -133,39 +133,39 @@ class DemoBrokerTest {
 
     @Test
     void whenTheIsrShrinksParkedProducesCompleteWithTheRemainingReplicas() throws Exception {
-        final WireClient client = start(BrokerConfig.builder().followers(2).stallReplica(2).replicaLagTimeMaxMs(200).minInsyncReplicas(2));
-        final CompletableFuture<Answer> parked = client.send(WireClient.produce("demo", 0, ACKS_ALL, 60_000, 1));
+        WireClient client = start(BrokerConfig.builder().followers(2).stallReplica(2).replicaLagTimeMaxMs(200).minInsyncReplicas(2));
+        CompletableFuture<Answer> parked = client.send(WireClient.produce("demo", 0, ACKS_ALL, 60_000, 1));
 
         assertEquals(Errors.NONE.code(), partitionResponse(answer(parked)).errorCode());
         assertEquals(List.of(0, 1), broker.isr("demo", 0));
 
         broker.resumeReplica(2);
         for (int partition = 0; partition < 3; partition++) {
-            final int p = partition;
+            int p = partition;
             Waits.soon().until(() -> broker.isr("demo", p).equals(List.of(0, 1, 2)));
         }
     }
 
     @Test
     void belowMinInsyncReplicasParkedProducesGetNotEnoughReplicasAfterAppendAndNewOnesNotEnoughReplicas() throws Exception {
-        final WireClient client = start(BrokerConfig.builder().followers(2).stallReplica(2).replicaLagTimeMaxMs(200).minInsyncReplicas(3));
-        final CompletableFuture<Answer> parked = client.send(WireClient.produce("demo", 0, ACKS_ALL, 60_000, 1));
+        WireClient client = start(BrokerConfig.builder().followers(2).stallReplica(2).replicaLagTimeMaxMs(200).minInsyncReplicas(3));
+        CompletableFuture<Answer> parked = client.send(WireClient.produce("demo", 0, ACKS_ALL, 60_000, 1));
         assertEquals(Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND.code(), partitionResponse(answer(parked)).errorCode());
 
-        final long endOffset = broker.logEndOffset("demo", 0);
-        final Answer refused = answer(client.send(WireClient.produce("demo", 0, ACKS_ALL, 60_000, 1)));
+        long endOffset = broker.logEndOffset("demo", 0);
+        Answer refused = answer(client.send(WireClient.produce("demo", 0, ACKS_ALL, 60_000, 1)));
         assertEquals(Errors.NOT_ENOUGH_REPLICAS.code(), partitionResponse(refused).errorCode());
         assertEquals(endOffset, broker.logEndOffset("demo", 0), "refused before append");
 
-        final Answer acksOne = answer(client.send(WireClient.produce("demo", 0, (short) 1, 60_000, 1)));
+        Answer acksOne = answer(client.send(WireClient.produce("demo", 0, (short) 1, 60_000, 1)));
         assertEquals(Errors.NONE.code(), partitionResponse(acksOne).errorCode(), "acks=1 does not need the ISR");
     }
 
     @Test
     void responsesKeepRequestOrderOnAConnectionEvenWhenALaterRequestIsDoneFirst() throws Exception {
-        final WireClient client = start(BrokerConfig.builder().followers(2).stallReplica(2));
-        final CompletableFuture<Answer> parked = client.send(WireClient.produce("demo", 0, ACKS_ALL, 500, 1));
-        final CompletableFuture<Answer> quick = client.send(WireClient.produce("demo", 1, (short) 1, 500, 1));
+        WireClient client = start(BrokerConfig.builder().followers(2).stallReplica(2));
+        CompletableFuture<Answer> parked = client.send(WireClient.produce("demo", 0, ACKS_ALL, 500, 1));
+        CompletableFuture<Answer> quick = client.send(WireClient.produce("demo", 1, (short) 1, 500, 1));
 
         assertEquals(Errors.NONE.code(), partitionResponse(answer(quick)).errorCode());
         assertTrue(parked.isDone(), "the earlier request's response came first");
@@ -174,9 +174,9 @@ class DemoBrokerTest {
 
     @Test
     void acksZeroGetsNoResponseButIsAppended() throws Exception {
-        final WireClient client = start(BrokerConfig.builder());
+        WireClient client = start(BrokerConfig.builder());
         client.send(WireClient.produce("demo", 0, (short) 0, 1_000, 3));
-        final Answer next = answer(client.send(WireClient.produce("demo", 0, (short) 1, 1_000, 1)));
+        Answer next = answer(client.send(WireClient.produce("demo", 0, (short) 1, 1_000, 1)));
 
         assertEquals(3, partitionResponse(next).baseOffset(), "the acks=0 records were appended first");
         // WireClient checks in tearDown that no response came for the acks=0 request
@@ -184,16 +184,16 @@ class DemoBrokerTest {
 
     @Test
     void unknownTopicsAndPartitionsGetTheirErrorCodes() throws Exception {
-        final WireClient client = start(BrokerConfig.builder().topic("demo", 3));
+        WireClient client = start(BrokerConfig.builder().topic("demo", 3));
         assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION.code(),
                 partitionResponse(answer(client.send(WireClient.produce("nope", 0, ACKS_ALL, 1_000, 1)))).errorCode());
         assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION.code(),
                 partitionResponse(answer(client.send(WireClient.produce("demo", 3, ACKS_ALL, 1_000, 1)))).errorCode());
 
-        final MetadataRequest request = new MetadataRequest.Builder(new MetadataRequestData()
+        MetadataRequest request = new MetadataRequest.Builder(new MetadataRequestData()
                 .setTopics(List.of(new MetadataRequestData.MetadataRequestTopic().setName("nope"),
                         new MetadataRequestData.MetadataRequestTopic().setName("demo")))).build();
-        final MetadataResponse metadata = (MetadataResponse) answer(client.send(request)).response();
+        MetadataResponse metadata = (MetadataResponse) answer(client.send(request)).response();
         assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION, metadata.errors().get("nope"));
         assertEquals(3, metadata.topicMetadata().stream().filter(t -> t.topic().equals("demo")).findFirst().orElseThrow()
                 .partitionMetadata().size());
@@ -201,8 +201,8 @@ class DemoBrokerTest {
 
     @Test
     void aConnectionWithMaxInFlightRequestsIsNotReadUntilOneIsAnswered() throws Exception {
-        final WireClient client = start(BrokerConfig.builder().followers(2).stallReplica(2).maxInFlightPerConnection(4));
-        final List<CompletableFuture<Answer>> sent = new ArrayList<>();
+        WireClient client = start(BrokerConfig.builder().followers(2).stallReplica(2).maxInFlightPerConnection(4));
+        List<CompletableFuture<Answer>> sent = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             sent.add(client.send(WireClient.produce("demo", 0, ACKS_ALL, 60_000, 1)));
         }
@@ -212,7 +212,7 @@ class DemoBrokerTest {
         broker.resumeReplica(2);
 
         for (int i = 0; i < sent.size(); i++) {
-            final PartitionProduceResponse response = partitionResponse(answer(sent.get(i)));
+            PartitionProduceResponse response = partitionResponse(answer(sent.get(i)));
             assertEquals(Errors.NONE.code(), response.errorCode());
             assertEquals(i, response.baseOffset());
         }
@@ -220,13 +220,13 @@ class DemoBrokerTest {
 
     @Test
     void thousandsOfPipelinedRequestsAreAllAnsweredInOrder() throws Exception {
-        final WireClient client = start(BrokerConfig.builder().maxInFlightPerConnection(16));
-        final List<CompletableFuture<Answer>> sent = new ArrayList<>();
+        WireClient client = start(BrokerConfig.builder().maxInFlightPerConnection(16));
+        List<CompletableFuture<Answer>> sent = new ArrayList<>();
         for (int i = 0; i < 5_000; i++) {
             sent.add(client.send(WireClient.produce("demo", 0, (short) (i % 2 == 0 ? 1 : -1), 60_000, 1)));
         }
         for (int i = 0; i < sent.size(); i++) {
-            final PartitionProduceResponse response = partitionResponse(answer(sent.get(i)));
+            PartitionProduceResponse response = partitionResponse(answer(sent.get(i)));
             assertEquals(Errors.NONE.code(), response.errorCode());
             assertEquals(i, response.baseOffset());
         }

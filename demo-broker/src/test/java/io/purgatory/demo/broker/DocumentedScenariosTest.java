@@ -36,7 +36,7 @@ class DocumentedScenariosTest {
     void theIsrShrinksAndAParkedProduceCompletesWithoutTheStalledReplica() throws Exception {
         broker = DemoBroker.start(BrokerConfig.builder().port(0).stallReplica(2).stallAfterMs(STALL_AFTER_MS)
                 .replicaLagTimeMaxMs(MAX_LAG_MS).build());
-        final List<Answer> answers = produceUntil(() -> broker.timesLeftIsr("demo", 0, 2) == 1, Errors.NONE);
+        List<Answer> answers = produceUntil(() -> broker.timesLeftIsr("demo", 0, 2) == 1, Errors.NONE);
         assertTrue(answers.stream().allMatch(answer -> error(answer) == Errors.NONE), answers::toString);
         assertTrue(answers.stream().anyMatch(answer -> answer.elapsedNanos() >= TimeUnit.MILLISECONDS.toNanos(MAX_LAG_MS / 2)),
                 "one produce parked until the ISR shrank: " + answers);
@@ -46,14 +46,14 @@ class DocumentedScenariosTest {
     void theIsrShrinksBelowTheMinimumParkedProducesFailAfterAppendAndNewOnesAreRefused() throws Exception {
         broker = DemoBroker.start(BrokerConfig.builder().port(0).stallReplica(2).stallAfterMs(STALL_AFTER_MS)
                 .replicaLagTimeMaxMs(MAX_LAG_MS).minInsyncReplicas(3).build());
-        final List<Answer> answers = produceUntil(() -> false, Errors.NOT_ENOUGH_REPLICAS);
-        final List<Errors> distinct = new ArrayList<>();
+        List<Answer> answers = produceUntil(() -> false, Errors.NOT_ENOUGH_REPLICAS);
+        List<Errors> distinct = new ArrayList<>();
         for (Answer answer : answers) {
             if (distinct.isEmpty() || distinct.get(distinct.size() - 1) != error(answer)) {
                 distinct.add(error(answer));
             }
         }
-        final String seen = answers.stream().map(a -> error(a) + " after " + TimeUnit.NANOSECONDS.toMillis(a.elapsedNanos()) + " ms").toList().toString();
+        String seen = answers.stream().map(a -> error(a) + " after " + TimeUnit.NANOSECONDS.toMillis(a.elapsedNanos()) + " ms").toList().toString();
         if (distinct.get(0) == Errors.NONE) { // acked before the stall, unless the JVM took that long to send the first
             distinct.remove(0);
         }
@@ -64,10 +64,10 @@ class DocumentedScenariosTest {
 
     /** Produces one acks=-1 request at a time until {@code done} holds after one, or one gets {@code last}. */
     private List<Answer> produceUntil(BooleanSupplier done, Errors last) throws Exception {
-        final List<Answer> answers = new ArrayList<>();
+        List<Answer> answers = new ArrayList<>();
         try (WireClient client = new WireClient(broker.port())) {
             Waits.soon().until(() -> {
-                final Answer answer = DemoBrokerTest.answer(client.send(WireClient.produce("demo", 0, (short) -1, 10_000, 1)));
+                Answer answer = DemoBrokerTest.answer(client.send(WireClient.produce("demo", 0, (short) -1, 10_000, 1)));
                 answers.add(answer);
                 return done.getAsBoolean() || (last != Errors.NONE && error(answer) == last);
             });

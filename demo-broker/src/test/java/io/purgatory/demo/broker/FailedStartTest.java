@@ -16,8 +16,8 @@ class FailedStartTest {
 
     @Test
     void aStartOnATakenPortLeavesNoThreadsAndNoMBeans() throws Exception {
-        final Set<String> threadsBefore = brokerThreads();
-        final Set<ObjectName> mbeansBefore = purgatoryMBeans();
+        Set<String> threadsBefore = brokerThreads();
+        Set<ObjectName> mbeansBefore = purgatoryMBeans();
         try (ServerSocket taken = new ServerSocket(0)) {
             for (int attempt = 0; attempt < 3; attempt++) {
                 assertThrows(BindException.class, () -> DemoBroker.start(BrokerConfig.builder().port(taken.getLocalPort()).build()));

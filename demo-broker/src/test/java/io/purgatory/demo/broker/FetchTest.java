@@ -65,14 +65,14 @@ class FetchTest {
     }
 
     private WireClient connect() throws Exception {
-        final WireClient client = new WireClient(broker.port());
+        WireClient client = new WireClient(broker.port());
         clients.add(client);
         return client;
     }
 
     /** A fetch of one offset per partition (partition i at offsets[i]) of topic demo, by name. */
     static FetchRequestData fetch(int maxWaitMs, int minBytes, long... offsets) {
-        final FetchTopic topic = new FetchTopic().setTopic("demo");
+        FetchTopic topic = new FetchTopic().setTopic("demo");
         for (int partition = 0; partition < offsets.length; partition++) {
             topic.partitions().add(new FetchPartition().setPartition(partition).setFetchOffset(offsets[partition])
                     .setPartitionMaxBytes(1024 * 1024).setLogStartOffset(-1).setCurrentLeaderEpoch(-1).setLastFetchedEpoch(-1));
@@ -95,7 +95,7 @@ class FetchTest {
     }
 
     private static List<String> values(PartitionData partition) {
-        final List<String> values = new ArrayList<>();
+        List<String> values = new ArrayList<>();
         for (Record record : ((MemoryRecords) partition.records()).records()) {
             values.add(StandardCharsets.UTF_8.decode(record.value()).toString());
         }
@@ -109,15 +109,15 @@ class FetchTest {
 
     @Test
     void aLongPollParksAndCompletesWhenCommittedDataArrives() throws Exception {
-        final WireClient client = start(BrokerConfig.builder());
-        final CompletableFuture<Answer> poll = send(client, fetch(30_000, 1, 0), BY_NAME);
+        WireClient client = start(BrokerConfig.builder());
+        CompletableFuture<Answer> poll = send(client, fetch(30_000, 1, 0), BY_NAME);
         Waits.soon().until(() -> broker.fetchPurgatoryMetrics().delayed() == 1);
         assertFalse(poll.isDone(), "no data: the fetch waits");
 
         produce(connect(), 0, 3);
 
-        final Answer answer = DemoBrokerTest.answer(poll);
-        final PartitionData partition = onlyPartition((FetchResponse) answer.response());
+        Answer answer = DemoBrokerTest.answer(poll);
+        PartitionData partition = onlyPartition((FetchResponse) answer.response());
         assertEquals(List.of("record-0", "record-1", "record-2"), values(partition));
         assertEquals(3, partition.highWatermark());
         assertEquals(3, partition.lastStableOffset());
@@ -128,16 +128,16 @@ class FetchTest {
 
     @Test
     void aParkedFetchCompletesWhenTheStalledFollowerLeavesTheIsrAndTheHighWatermarkJumps() throws Exception {
-        final WireClient client = start(BrokerConfig.builder().stallReplica(2).replicaLagTimeMaxMs(500));
-        final CompletableFuture<Answer> poll = send(client, fetch(30_000, 1, 0, 0), BY_NAME);
+        WireClient client = start(BrokerConfig.builder().stallReplica(2).replicaLagTimeMaxMs(500));
+        CompletableFuture<Answer> poll = send(client, fetch(30_000, 1, 0, 0), BY_NAME);
         Waits.soon().until(() -> broker.fetchPurgatoryMetrics().delayed() == 1);
         assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(
                 DemoBrokerTest.answer(connect().send(WireClient.produce("demo", 1, (short) 1, 30_000, 2)))).errorCode());
 
-        final Answer answer = DemoBrokerTest.answer(poll);
+        Answer answer = DemoBrokerTest.answer(poll);
 
         assertEquals(java.util.List.of(0, 1), broker.isr("demo", 1), "replica 2 left the ISR");
-        final List<PartitionData> partitions = ((FetchResponse) answer.response()).data().responses().get(0).partitions();
+        List<PartitionData> partitions = ((FetchResponse) answer.response()).data().responses().get(0).partitions();
         assertEquals(List.of(), values(partitions.get(0)));
         assertEquals(List.of("record-0", "record-1"), values(partitions.get(1)));
         assertTrue(answer.elapsedNanos() < TimeUnit.SECONDS.toNanos(10), "completed by the ISR change, not at max.wait.ms");
@@ -145,14 +145,14 @@ class FetchTest {
 
     @Test
     void aLongPollWithNoDataIsAnsweredEmptyAtMaxWaitAndNotEarlier() throws Exception {
-        final WireClient client = start(BrokerConfig.builder());
-        final long sent = System.nanoTime();
-        final CompletableFuture<Answer> poll = send(client, fetch(700, 1, 0), BY_NAME);
+        WireClient client = start(BrokerConfig.builder());
+        long sent = System.nanoTime();
+        CompletableFuture<Answer> poll = send(client, fetch(700, 1, 0), BY_NAME);
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(poll::isDone);
-        final Answer answer = poll.join();
+        Answer answer = poll.join();
         assertTrue(answer.elapsedNanos() >= TimeUnit.MILLISECONDS.toNanos(700), "answered after " + answer.elapsedNanos() / 1_000_000 + " ms");
         assertTrue(System.nanoTime() - sent >= TimeUnit.MILLISECONDS.toNanos(700));
-        final PartitionData partition = onlyPartition((FetchResponse) answer.response());
+        PartitionData partition = onlyPartition((FetchResponse) answer.response());
         assertEquals(0, ((MemoryRecords) partition.records()).sizeInBytes());
         assertEquals(0, partition.highWatermark());
         assertEquals(1, broker.fetchPurgatoryMetrics().expired());
@@ -160,19 +160,19 @@ class FetchTest {
 
     @Test
     void aFetchWaitsForItsMinBytesAcrossPartitionsThenReadsThemAll() throws Exception {
-        final WireClient client = start(BrokerConfig.builder());
-        final WireClient producer = connect();
+        WireClient client = start(BrokerConfig.builder());
+        WireClient producer = connect();
         produce(producer, 0, 1);
-        final int oneBatch = (int) broker.logSizeBytes("demo", 0);
-        final CompletableFuture<Answer> poll = send(client, fetch(30_000, 3 * oneBatch, 0, 0, 0), BY_NAME);
+        int oneBatch = (int) broker.logSizeBytes("demo", 0);
+        CompletableFuture<Answer> poll = send(client, fetch(30_000, 3 * oneBatch, 0, 0, 0), BY_NAME);
         Waits.soon().until(() -> broker.fetchPurgatoryMetrics().delayed() == 1);
         produce(producer, 1, 1);
         assertFalse(poll.isDone(), "two batches are not enough");
 
         produce(producer, 2, 1);
 
-        final FetchResponse response = fetchResponse(poll);
-        final List<PartitionData> partitions = response.data().responses().get(0).partitions();
+        FetchResponse response = fetchResponse(poll);
+        List<PartitionData> partitions = response.data().responses().get(0).partitions();
         assertEquals(3, partitions.size());
         for (PartitionData partition : partitions) {
             assertEquals(List.of("record-0"), values(partition), "partition " + partition.partitionIndex());
@@ -181,11 +181,11 @@ class FetchTest {
 
     @Test
     void aOnePartitionFetchForMoreThanOneBatchWaitsForTheSecond() throws Exception {
-        final WireClient client = start(BrokerConfig.builder());
-        final WireClient producer = connect();
+        WireClient client = start(BrokerConfig.builder());
+        WireClient producer = connect();
         produce(producer, 0, 1);
-        final int oneBatch = (int) broker.logSizeBytes("demo", 0);
-        final CompletableFuture<Answer> poll = send(client, fetch(30_000, oneBatch + 1, 0), BY_NAME);
+        int oneBatch = (int) broker.logSizeBytes("demo", 0);
+        CompletableFuture<Answer> poll = send(client, fetch(30_000, oneBatch + 1, 0), BY_NAME);
         Waits.soon().until(() -> broker.fetchPurgatoryMetrics().delayed() == 1);
 
         produce(producer, 0, 1);
@@ -195,18 +195,18 @@ class FetchTest {
 
     @Test
     void topicIdsFromMetadataAddressFetchesFromVersion13() throws Exception {
-        final WireClient client = start(BrokerConfig.builder());
+        WireClient client = start(BrokerConfig.builder());
         produce(client, 0, 2);
-        final MetadataResponse metadata = (MetadataResponse) DemoBrokerTest.answer(client.send(new MetadataRequest(
+        MetadataResponse metadata = (MetadataResponse) DemoBrokerTest.answer(client.send(new MetadataRequest(
                 new MetadataRequestData().setTopics(List.of(new MetadataRequestData.MetadataRequestTopic().setName("demo"))), (short) 12))).response();
-        final Uuid id = metadata.data().topics().find("demo").topicId();
-        final FetchRequestData byId = fetch(0, 1, 0);
+        Uuid id = metadata.data().topics().find("demo").topicId();
+        FetchRequestData byId = fetch(0, 1, 0);
         byId.topics().get(0).setTopic("").setTopicId(id);
-        final FetchResponse response = fetchResponse(send(client, byId, BY_ID));
+        FetchResponse response = fetchResponse(send(client, byId, BY_ID));
         assertEquals(id, response.data().responses().get(0).topicId());
         assertEquals(List.of("record-0", "record-1"), values(onlyPartition(response)));
 
-        final FetchRequestData unknownId = fetch(0, 1, 0);
+        FetchRequestData unknownId = fetch(0, 1, 0);
         unknownId.topics().get(0).setTopic("").setTopicId(Uuid.randomUuid());
         assertEquals(Errors.UNKNOWN_TOPIC_ID.code(), onlyPartition(fetchResponse(send(client, unknownId, BY_ID))).errorCode());
     }
@@ -214,25 +214,25 @@ class FetchTest {
     /** Every Fetch version kafka-clients has, and every ListOffsets version, answered and read back. */
     @Test
     void everyFetchAndListOffsetsVersionIsServed() throws Exception {
-        final WireClient client = start(BrokerConfig.builder());
+        WireClient client = start(BrokerConfig.builder());
         produce(client, 0, 2);
-        final Uuid id = ((MetadataResponse) DemoBrokerTest.answer(client.send(new MetadataRequest(new MetadataRequestData()
+        Uuid id = ((MetadataResponse) DemoBrokerTest.answer(client.send(new MetadataRequest(new MetadataRequestData()
                 .setTopics(List.of(new MetadataRequestData.MetadataRequestTopic().setName("demo"))), (short) 12))).response())
                 .data().topics().find("demo").topicId();
         for (short version = ApiKeys.FETCH.oldestVersion(); version <= ApiKeys.FETCH.latestVersion(); version++) {
-            final FetchRequestData data = fetch(0, 1, 1);
+            FetchRequestData data = fetch(0, 1, 1);
             if (version >= 13) {
                 data.topics().get(0).setTopic("").setTopicId(id);
             }
-            final PartitionData partition = onlyPartition(fetchResponse(send(client, data, version)));
+            PartitionData partition = onlyPartition(fetchResponse(send(client, data, version)));
             assertEquals(Errors.NONE.code(), partition.errorCode(), "Fetch v" + version);
             assertEquals(List.of("record-0", "record-1"), values(partition), "Fetch v" + version + ": the batch holding offset 1");
             assertEquals(2, partition.highWatermark(), "Fetch v" + version);
         }
         for (short version = ApiKeys.LIST_OFFSETS.oldestVersion(); version <= ApiKeys.LIST_OFFSETS.latestVersion(); version++) {
-            final List<ListOffsetsTopic> topics = List.of(new ListOffsetsTopic().setName("demo").setPartitions(List.of(
+            List<ListOffsetsTopic> topics = List.of(new ListOffsetsTopic().setName("demo").setPartitions(List.of(
                     new ListOffsetsPartition().setPartitionIndex(0).setTimestamp(ListOffsetsRequest.LATEST_TIMESTAMP))));
-            final ListOffsetsResponse response = (ListOffsetsResponse) DemoBrokerTest.answer(client.send(
+            ListOffsetsResponse response = (ListOffsetsResponse) DemoBrokerTest.answer(client.send(
                     ListOffsetsRequest.Builder.forConsumer(false, IsolationLevel.READ_UNCOMMITTED).setTargetTimes(topics).build(version))).response();
             assertEquals(2, response.topics().get(0).partitions().get(0).offset(), "ListOffsets v" + version);
         }
@@ -241,17 +241,17 @@ class FetchTest {
 
     @Test
     void retentionDropsTheOldestBatchesAndOffsetsBelowTheLogStartAreOutOfRange() throws Exception {
-        final WireClient client = start(BrokerConfig.builder().retentionBytes(4096));
+        WireClient client = start(BrokerConfig.builder().retentionBytes(4096));
         for (int i = 0; i < 100; i++) {
             produce(client, 0, 5);
         }
         assertEquals(500, broker.logEndOffset("demo", 0));
-        final long logStart = broker.logStartOffset("demo", 0);
+        long logStart = broker.logStartOffset("demo", 0);
         assertTrue(logStart > 0 && logStart % 5 == 0, "whole batches dropped: log start " + logStart);
         assertTrue(broker.logSizeBytes("demo", 0) <= 4096, "memory bounded: " + broker.logSizeBytes("demo", 0) + " bytes");
 
         assertEquals(Errors.OFFSET_OUT_OF_RANGE.code(), onlyPartition(fetchResponse(send(client, fetch(0, 1, logStart - 1), BY_NAME))).errorCode());
-        final PartitionData fromStart = onlyPartition(fetchResponse(send(client, fetch(0, 1, logStart), BY_NAME)));
+        PartitionData fromStart = onlyPartition(fetchResponse(send(client, fetch(0, 1, logStart), BY_NAME)));
         assertEquals(logStart, fromStart.logStartOffset());
         assertEquals(500 - logStart, countRecords(fromStart), "every record the log still holds");
         assertEquals(logStart, listOffset(client, ListOffsetsRequest.EARLIEST_TIMESTAMP).offset());
@@ -267,21 +267,22 @@ class FetchTest {
     }
 
     private static ListOffsetsPartitionResponse listOffset(WireClient client, long timestamp) throws Exception {
-        final List<ListOffsetsTopic> topics = List.of(new ListOffsetsTopic()
+        List<ListOffsetsTopic> topics = List.of(new ListOffsetsTopic()
                 .setName("demo").setPartitions(List.of(new ListOffsetsPartition().setPartitionIndex(0).setTimestamp(timestamp))));
-        final ListOffsetsResponse response = (ListOffsetsResponse) DemoBrokerTest.answer(client.send(
+        ListOffsetsResponse response = (ListOffsetsResponse) DemoBrokerTest.answer(client.send(
                 ListOffsetsRequest.Builder.forConsumer(true, IsolationLevel.READ_COMMITTED).setTargetTimes(topics).build((short) 10))).response();
         return response.topics().get(0).partitions().get(0);
     }
 
     @Test
     void listOffsetsFindsEarliestLatestAndByTimestampBelowTheHighWatermark() throws Exception {
-        final WireClient client = start(BrokerConfig.builder().stallReplica(2));
+        WireClient client = start(BrokerConfig.builder().stallReplica(2));
         assertEquals(0, listOffset(client, ListOffsetsRequest.LATEST_TIMESTAMP).offset());
-        final ProduceRequestData.PartitionProduceData timestamped = new ProduceRequestData.PartitionProduceData().setIndex(0)
+        ProduceRequestData.PartitionProduceData timestamped = new ProduceRequestData.PartitionProduceData().setIndex(0)
                 .setRecords(MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(1_000, null, "a".getBytes(StandardCharsets.UTF_8)),
-                        new SimpleRecord(3_000, null, "b".getBytes(StandardCharsets.UTF_8)), new SimpleRecord(2_000, null, "c".getBytes(StandardCharsets.UTF_8))));
-        final ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
+                        new SimpleRecord(3_000, null, "b".getBytes(StandardCharsets.UTF_8)),
+                        new SimpleRecord(2_000, null, "c".getBytes(StandardCharsets.UTF_8))));
+        ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
         topics.add(new ProduceRequestData.TopicProduceData().setName("demo").setPartitionData(List.of(timestamped)));
         assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(client.send(ProduceRequest.builder(
                 new ProduceRequestData().setAcks((short) 1).setTimeoutMs(30_000).setTopicData(topics)).build(BY_NAME)))).errorCode());
@@ -291,7 +292,7 @@ class FetchTest {
         Waits.soon().until(() -> broker.highWatermark("demo", 0) == 3);
         assertEquals(0, listOffset(client, ListOffsetsRequest.EARLIEST_TIMESTAMP).offset());
         assertEquals(3, listOffset(client, ListOffsetsRequest.LATEST_TIMESTAMP).offset());
-        final ListOffsetsPartitionResponse byTime = listOffset(client, 1_500);
+        ListOffsetsPartitionResponse byTime = listOffset(client, 1_500);
         assertEquals(1, byTime.offset(), "the first record stamped at or after 1500");
         assertEquals(3_000, byTime.timestamp());
         assertEquals(0, byTime.leaderEpoch());
@@ -303,8 +304,8 @@ class FetchTest {
 
     @Test
     void closingTheBrokerAnswersParkedFetchesWithWhatIsThere() throws Exception {
-        final WireClient client = start(BrokerConfig.builder().stallReplica(2));
-        final List<CompletableFuture<Answer>> parked = new ArrayList<>();
+        WireClient client = start(BrokerConfig.builder().stallReplica(2));
+        List<CompletableFuture<Answer>> parked = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             parked.add(send(client, fetch(600_000, 1, 0), BY_NAME));
             parked.add(send(client, fetch(600_000, 1, 0, 0, 0), BY_NAME));
@@ -314,7 +315,7 @@ class FetchTest {
         broker.close();
 
         for (CompletableFuture<Answer> future : parked) {
-            final FetchResponse response = fetchResponse(future);
+            FetchResponse response = fetchResponse(future);
             for (PartitionData partition : response.data().responses().get(0).partitions()) {
                 assertEquals(Errors.NONE.code(), partition.errorCode());
                 assertEquals(0, ((MemoryRecords) partition.records()).sizeInBytes());
@@ -325,17 +326,17 @@ class FetchTest {
 
     @Test
     void badFetchesGetKafkasErrorsOnTheirOwnConnectionOnly() throws Exception {
-        final WireClient bystander = start(BrokerConfig.builder());
-        final CompletableFuture<Answer> parked = send(bystander, fetch(30_000, 1, 0), BY_NAME);
-        final WireClient offender = connect();
+        WireClient bystander = start(BrokerConfig.builder());
+        CompletableFuture<Answer> parked = send(bystander, fetch(30_000, 1, 0), BY_NAME);
+        WireClient offender = connect();
 
         assertEquals(Errors.OFFSET_OUT_OF_RANGE.code(), onlyPartition(fetchResponse(send(offender, fetch(0, 1, -5), BY_NAME))).errorCode());
         assertEquals(Errors.OFFSET_OUT_OF_RANGE.code(), onlyPartition(fetchResponse(send(offender, fetch(30_000, 1, 7), BY_NAME))).errorCode(),
                 "past the log end: answered at once");
-        final FetchRequestData unknownPartition = fetch(0, 1, 0);
+        FetchRequestData unknownPartition = fetch(0, 1, 0);
         unknownPartition.topics().get(0).partitions().get(0).setPartition(7);
         assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION.code(), onlyPartition(fetchResponse(send(offender, unknownPartition, BY_NAME))).errorCode());
-        final FetchRequestData unknownTopic = fetch(0, 1, 0);
+        FetchRequestData unknownTopic = fetch(0, 1, 0);
         unknownTopic.topics().get(0).setTopic("nope");
         assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION.code(), onlyPartition(fetchResponse(send(offender, unknownTopic, BY_NAME))).errorCode());
         assertEquals(Errors.INVALID_REQUEST.code(),
@@ -343,15 +344,15 @@ class FetchTest {
         assertEquals(Errors.FETCH_SESSION_ID_NOT_FOUND.code(),
                 fetchResponse(send(offender, fetch(0, 1, 0).setSessionId(1234).setSessionEpoch(1), BY_NAME)).data().errorCode());
 
-        final FetchRequestData negativeSizes = fetch(0, -1, 0).setMaxBytes(-1);
+        FetchRequestData negativeSizes = fetch(0, -1, 0).setMaxBytes(-1);
         negativeSizes.topics().get(0).partitions().get(0).setPartitionMaxBytes(-100);
         assertEquals(Errors.NONE.code(), onlyPartition(fetchResponse(send(offender, negativeSizes, BY_NAME))).errorCode());
 
-        final FetchTopic huge = new FetchTopic().setTopic("demo");
+        FetchTopic huge = new FetchTopic().setTopic("demo");
         for (int i = 0; i < 200_000; i++) {
             huge.partitions().add(new FetchPartition().setPartition(i % 3).setFetchOffset(0).setPartitionMaxBytes(Integer.MAX_VALUE));
         }
-        final FetchResponse refused = fetchResponse(send(offender, fetch(600_000, Integer.MAX_VALUE).setTopics(List.of(huge)), BY_NAME));
+        FetchResponse refused = fetchResponse(send(offender, fetch(600_000, Integer.MAX_VALUE).setTopics(List.of(huge)), BY_NAME));
         assertEquals(Errors.INVALID_REQUEST.code(), refused.data().errorCode());
         assertTrue(refused.data().responses().isEmpty());
         assertEquals(1, broker.fetchPurgatoryMetrics().delayed(), "only the bystander's fetch is parked");

@@ -68,7 +68,7 @@ class FuzzTest {
 
     @Test
     void mutatedRequestsNeitherStopTheBrokerNorGetCorruptDataAcked() throws Exception {
-        final long seed = Long.getLong("fuzz.seed", new Random().nextLong());
+        long seed = Long.getLong("fuzz.seed", new Random().nextLong());
         try (DemoBroker broker = DemoBroker.start(BrokerConfig.builder().port(0).build())) {
             run(broker, new Random(seed));
         } catch (Throwable failure) {
@@ -77,16 +77,16 @@ class FuzzTest {
     }
 
     private void run(DemoBroker broker, Random random) throws Exception {
-        final List<CompletableFuture<Answer>> goodAnswers = new ArrayList<>();
+        List<CompletableFuture<Answer>> goodAnswers = new ArrayList<>();
         try (WireClient good = new WireClient(broker.port())) {
-            final Uuid demoId = topicId(good);
+            Uuid demoId = topicId(good);
             for (int i = 0; i < MUTATIONS; i++) {
                 if (i % GOOD_CLIENT_EVERY == 0) {
                     goodAnswers.add(good.send(WireClient.produce("demo", i % 3, i % 20 == 0 ? (short) -1 : 1, 30_000,
                             WireClient.records(COMPRESSIONS.get(random.nextInt(COMPRESSIONS.size())), 1 + random.nextInt(5)), (short) 12)));
                 }
-                final Sample sample = sample(random, demoId);
-                final byte[] frame = mutate(random, sample);
+                Sample sample = sample(random, demoId);
+                byte[] frame = mutate(random, sample);
                 check(frame, exchange(broker.port(), frame));
             }
             for (CompletableFuture<Answer> answer : goodAnswers) {
@@ -102,7 +102,7 @@ class FuzzTest {
     }
 
     private static Uuid topicId(WireClient client) throws IOException {
-        final MetadataResponse metadata = (MetadataResponse) DemoBrokerTest.answer(client.send(new MetadataRequest.Builder(
+        MetadataResponse metadata = (MetadataResponse) DemoBrokerTest.answer(client.send(new MetadataRequest.Builder(
                 new MetadataRequestData().setTopics(List.of(new MetadataRequestData.MetadataRequestTopic().setName("demo"))))
                 .build((short) 12))).response();
         return metadata.data().topics().iterator().next().topicId();
@@ -110,34 +110,34 @@ class FuzzTest {
 
     /** A well-formed request, picked at random: mostly produces, in every version and codec kafka-clients writes. */
     private static Sample sample(Random random, Uuid demoId) {
-        final int kind = random.nextInt(10);
-        final int correlationId = random.nextInt(1 << 20);
+        int kind = random.nextInt(10);
+        int correlationId = random.nextInt(1 << 20);
         if (kind == 0) {
-            final short version = version(random, ApiKeys.API_VERSIONS);
+            short version = version(random, ApiKeys.API_VERSIONS);
             return serialized(new ApiVersionsRequest.Builder().build(version), correlationId, List.of());
         }
         if (kind == 1) {
-            final short version = (short) (4 + random.nextInt(ApiKeys.METADATA.latestVersion() - 3));
+            short version = (short) (4 + random.nextInt(ApiKeys.METADATA.latestVersion() - 3));
             return serialized(new MetadataRequest.Builder(List.of("demo"), false).build(version), correlationId, List.of());
         }
-        final short version = version(random, ApiKeys.PRODUCE);
-        final ProduceRequestData data = new ProduceRequestData()
+        short version = version(random, ApiKeys.PRODUCE);
+        ProduceRequestData data = new ProduceRequestData()
                 .setAcks(random.nextInt(4) == 0 ? (short) -1 : 1)
                 .setTimeoutMs(30_000);
-        final List<MemoryRecords> batches = new ArrayList<>();
-        final int partitions = 1 + random.nextInt(2);
-        final List<PartitionProduceData> partitionData = new ArrayList<>();
+        List<MemoryRecords> batches = new ArrayList<>();
+        int partitions = 1 + random.nextInt(2);
+        List<PartitionProduceData> partitionData = new ArrayList<>();
         for (int p = 0; p < partitions; p++) {
-            final List<Compression> usable = version >= 7 ? COMPRESSIONS : COMPRESSIONS.subList(0, 4);
-            final MemoryRecords records = WireClient.records(usable.get(random.nextInt(usable.size())), 1 + random.nextInt(20));
+            List<Compression> usable = version >= 7 ? COMPRESSIONS : COMPRESSIONS.subList(0, 4);
+            MemoryRecords records = WireClient.records(usable.get(random.nextInt(usable.size())), 1 + random.nextInt(20));
             batches.add(records);
             partitionData.add(new PartitionProduceData().setIndex(p).setRecords(records));
         }
-        final TopicProduceData topic = new TopicProduceData().setPartitionData(partitionData);
+        TopicProduceData topic = new TopicProduceData().setPartitionData(partitionData);
         data.topicData().add(version >= 13 ? topic.setTopicId(demoId) : topic.setName("demo"));
-        final ProduceRequest request = ProduceRequest.builder(data).build(version);
-        final ByteBuffer body = request.serializeWithHeader(new RequestHeader(ApiKeys.PRODUCE, version, "fuzz", correlationId));
-        final List<Integer> starts = new ArrayList<>();
+        ProduceRequest request = ProduceRequest.builder(data).build(version);
+        ByteBuffer body = request.serializeWithHeader(new RequestHeader(ApiKeys.PRODUCE, version, "fuzz", correlationId));
+        List<Integer> starts = new ArrayList<>();
         for (MemoryRecords records : batches) {
             starts.add(indexOf(body, records.buffer()));
         }
@@ -158,7 +158,7 @@ class FuzzTest {
         byte[] body = new byte[sample.body().remaining()];
         sample.body().duplicate().get(body);
         Integer declaredLength = null;
-        final int rounds = random.nextInt(3) == 0 ? 2 : 1;
+        int rounds = random.nextInt(3) == 0 ? 2 : 1;
         for (int round = 0; round < rounds; round++) {
             switch (random.nextInt(8)) {
                 case 0 -> flipBits(random, body, 0, body.length);
@@ -171,7 +171,7 @@ class FuzzTest {
                 default -> changeInsideBatch(random, body, sample.batchStarts());
             }
         }
-        final ByteBuffer frame = ByteBuffer.allocate(4 + body.length);
+        ByteBuffer frame = ByteBuffer.allocate(4 + body.length);
         frame.putInt(declaredLength != null ? declaredLength : body.length).put(body);
         return frame.array();
     }
@@ -181,7 +181,7 @@ class FuzzTest {
             return;
         }
         for (int i = 1 + random.nextInt(8); i > 0; i--) {
-            final int at = from + random.nextInt(to - from);
+            int at = from + random.nextInt(to - from);
             bytes[at] ^= (byte) (1 << random.nextInt(8));
         }
     }
@@ -198,12 +198,12 @@ class FuzzTest {
 
     /** Overwrites 1, 2 or 4 bytes somewhere (often a length or count field) with an extreme value. */
     private static void overwriteWithExtreme(Random random, byte[] bytes) {
-        final int width = new int[] {1, 2, 4}[random.nextInt(3)];
+        int width = new int[] {1, 2, 4}[random.nextInt(3)];
         if (bytes.length < width) {
             return;
         }
-        final int at = random.nextInt(bytes.length - width + 1);
-        final long value = new long[] {0, -1, 1, 0x7F, 0xFF, Short.MAX_VALUE, Integer.MAX_VALUE, Integer.MIN_VALUE, random.nextInt()}
+        int at = random.nextInt(bytes.length - width + 1);
+        long value = new long[] {0, -1, 1, 0x7F, 0xFF, Short.MAX_VALUE, Integer.MAX_VALUE, Integer.MIN_VALUE, random.nextInt()}
                 [random.nextInt(9)];
         for (int i = 0; i < width; i++) {
             bytes[at + i] = (byte) (value >>> (8 * (width - 1 - i)));
@@ -214,9 +214,9 @@ class FuzzTest {
         if (bytes.length == 0) {
             return bytes;
         }
-        final int from = random.nextInt(bytes.length);
-        final int length = 1 + random.nextInt(Math.min(64, bytes.length - from));
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int from = random.nextInt(bytes.length);
+        int length = 1 + random.nextInt(Math.min(64, bytes.length - from));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
         out.write(bytes, 0, from + length);
         out.write(bytes, from, bytes.length - from);
         return out.toByteArray();
@@ -226,9 +226,9 @@ class FuzzTest {
         if (bytes.length == 0) {
             return bytes;
         }
-        final int from = random.nextInt(bytes.length);
-        final int length = 1 + random.nextInt(Math.min(64, bytes.length - from));
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int from = random.nextInt(bytes.length);
+        int length = 1 + random.nextInt(Math.min(64, bytes.length - from));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
         out.write(bytes, 0, from);
         out.write(bytes, from + length, bytes.length - from - length);
         return out.toByteArray();
@@ -236,27 +236,27 @@ class FuzzTest {
 
     /** Sets a batch's codec bits to any of 0 to 7 and recomputes its CRC, so only deeper checks can refuse it. */
     private static void changeCodec(Random random, byte[] bytes, List<Integer> batchStarts) {
-        final int start = batchStarts.isEmpty() ? -1 : batchStarts.get(random.nextInt(batchStarts.size()));
+        int start = batchStarts.isEmpty() ? -1 : batchStarts.get(random.nextInt(batchStarts.size()));
         if (start < 0 || start + Batches.RECORDS_OFFSET > bytes.length) { // no batch, or an earlier mutation cut it
             flipBits(random, bytes, 0, bytes.length);
             return;
         }
-        final ByteBuffer buffer = ByteBuffer.wrap(bytes);
-        final int attributes = start + Batches.ATTRIBUTES_OFFSET + 1; // low byte of the 2-byte attributes
+        ByteBuffer buffer = ByteBuffer.wrap(bytes);
+        int attributes = start + Batches.ATTRIBUTES_OFFSET + 1; // low byte of the 2-byte attributes
         buffer.put(attributes, (byte) ((buffer.get(attributes) & ~7) | random.nextInt(8)));
         Batches.refreshCrc(buffer, start);
     }
 
     /** Changes bytes inside a batch after its CRC field (header fields or records) and recomputes its CRC. */
     private static void changeInsideBatch(Random random, byte[] bytes, List<Integer> batchStarts) {
-        final int start = batchStarts.isEmpty() ? -1 : batchStarts.get(random.nextInt(batchStarts.size()));
+        int start = batchStarts.isEmpty() ? -1 : batchStarts.get(random.nextInt(batchStarts.size()));
         if (start < 0 || start + Batches.RECORDS_OFFSET > bytes.length) { // no batch, or an earlier mutation cut it
             flipBits(random, bytes, 0, bytes.length);
             return;
         }
-        final ByteBuffer buffer = ByteBuffer.wrap(bytes);
-        final int end = Math.max(start + Batches.RECORDS_OFFSET, Math.min(bytes.length, start + 12 + buffer.getInt(start + 8)));
-        final byte[] batch = java.util.Arrays.copyOfRange(bytes, start + Batches.ATTRIBUTES_OFFSET, end);
+        ByteBuffer buffer = ByteBuffer.wrap(bytes);
+        int end = Math.max(start + Batches.RECORDS_OFFSET, Math.min(bytes.length, start + 12 + buffer.getInt(start + 8)));
+        byte[] batch = java.util.Arrays.copyOfRange(bytes, start + Batches.ATTRIBUTES_OFFSET, end);
         if (random.nextBoolean()) {
             flipBits(random, batch, 0, batch.length);
         } else {
@@ -271,21 +271,21 @@ class FuzzTest {
      * response until the broker closes. The broker must answer or close; it must not hang.
      */
     private static List<ByteBuffer> exchange(int port, byte[] frame) throws IOException {
-        final List<ByteBuffer> responses = new ArrayList<>();
+        List<ByteBuffer> responses = new ArrayList<>();
         try (Socket socket = new Socket("localhost", port)) {
             socket.setSoTimeout(READ_TIMEOUT_MS);
-            final OutputStream out = socket.getOutputStream();
+            OutputStream out = socket.getOutputStream();
             out.write(frame);
-            final ByteBuffer probe = new ApiVersionsRequest.Builder().build((short) 3)
+            ByteBuffer probe = new ApiVersionsRequest.Builder().build((short) 3)
                     .serializeWithHeader(new RequestHeader(ApiKeys.API_VERSIONS, (short) 3, "probe", PROBE_ID));
             out.write(ByteBuffer.allocate(4).putInt(probe.remaining()).array());
             out.write(probe.array(), probe.arrayOffset() + probe.position(), probe.remaining());
             out.flush();
             socket.shutdownOutput();
-            final DataInputStream in = new DataInputStream(socket.getInputStream());
+            DataInputStream in = new DataInputStream(socket.getInputStream());
             while (true) {
-                final int length = in.readInt();
-                final byte[] response = new byte[length];
+                int length = in.readInt();
+                byte[] response = new byte[length];
                 in.readFully(response);
                 responses.add(ByteBuffer.wrap(response));
             }
@@ -298,7 +298,7 @@ class FuzzTest {
 
     /** If the frame is a produce that parses, no partition kafka-clients would reject may be answered NONE. */
     private static void check(byte[] frame, List<ByteBuffer> responses) {
-        final ByteBuffer body = ByteBuffer.wrap(frame, 4, frame.length - 4).slice();
+        ByteBuffer body = ByteBuffer.wrap(frame, 4, frame.length - 4).slice();
         if (ByteBuffer.wrap(frame).getInt() != body.remaining()) {
             return;
         }
@@ -313,7 +313,7 @@ class FuzzTest {
         } catch (RuntimeException unparseable) {
             return;
         }
-        final Map<String, PartitionProduceData> lastEntries = new HashMap<>();
+        Map<String, PartitionProduceData> lastEntries = new HashMap<>();
         for (TopicProduceData topic : request.data().topicData()) {
             for (PartitionProduceData partition : topic.partitionData()) {
                 lastEntries.put(key(topic.name(), topic.topicId(), partition.index()), partition);
@@ -323,14 +323,14 @@ class FuzzTest {
             if (response.getInt(0) != header.correlationId()) {
                 continue;
             }
-            final ProduceResponse produce = (ProduceResponse) AbstractResponse.parseResponse(response.duplicate(), header);
+            ProduceResponse produce = (ProduceResponse) AbstractResponse.parseResponse(response.duplicate(), header);
             for (TopicProduceResponse topic : produce.data().responses()) {
                 for (PartitionProduceResponse partition : topic.partitionResponses()) {
                     if (partition.errorCode() != Errors.NONE.code()) {
                         continue;
                     }
-                    final PartitionProduceData sent = lastEntries.get(key(topic.name(), topic.topicId(), partition.index()));
-                    final boolean appendable = sent != null && sent.records() instanceof MemoryRecords records
+                    PartitionProduceData sent = lastEntries.get(key(topic.name(), topic.topicId(), partition.index()));
+                    boolean appendable = sent != null && sent.records() instanceof MemoryRecords records
                             && Batches.appendable(records, header.apiVersion());
                     if (!appendable) {
                         throw new AssertionError("produce v" + header.apiVersion() + " partition " + partition.index()
@@ -346,7 +346,7 @@ class FuzzTest {
     }
 
     private static int indexOf(ByteBuffer haystack, ByteBuffer needle) {
-        final int length = Math.min(needle.remaining(), Batches.RECORDS_OFFSET);
+        int length = Math.min(needle.remaining(), Batches.RECORDS_OFFSET);
         outer:
         for (int i = haystack.position(); i <= haystack.limit() - length; i++) {
             for (int j = 0; j < length; j++) {

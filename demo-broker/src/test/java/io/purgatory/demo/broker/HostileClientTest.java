@@ -62,16 +62,16 @@ class HostileClientTest {
 
     @Test
     void aTopicNameThatCannotBeEchoedIsRefusedAndTheConnectionGoesOn() throws Exception {
-        final ProduceRequestData data = new ProduceRequestData().setAcks(ACKS_ALL).setTimeoutMs(30_000);
+        ProduceRequestData data = new ProduceRequestData().setAcks(ACKS_ALL).setTimeoutMs(30_000);
         data.topicData().add(topic("demo", partition(0, WireClient.records(Compression.NONE, 1))));
         data.topicData().add(topic("x".repeat(NAME_BYTES), partition(0, WireClient.records(Compression.NONE, 1))));
-        final ProduceRequest request = ProduceRequest.builder(data).build((short) 12);
+        ProduceRequest request = ProduceRequest.builder(data).build((short) 12);
 
-        final ProduceResponse response = (ProduceResponse) answer(client.send(request, HostileClientTest::nameToFf)).response();
+        ProduceResponse response = (ProduceResponse) answer(client.send(request, HostileClientTest::nameToFf)).response();
 
         assertEquals(2, response.data().responses().size());
         for (TopicProduceResponse topic : response.data().responses()) {
-            final Errors expected = topic.name().equals("demo") ? Errors.NONE : Errors.INVALID_TOPIC_EXCEPTION;
+            Errors expected = topic.name().equals("demo") ? Errors.NONE : Errors.INVALID_TOPIC_EXCEPTION;
             assertEquals(expected.code(), topic.partitionResponses().get(0).errorCode(), "topic " + topic.name().substring(0, 4));
         }
         assertEquals(1, broker.logEndOffset("demo", 0));
@@ -80,12 +80,12 @@ class HostileClientTest {
 
     @Test
     void aMetadataRequestForSuchANameIsAnsweredWithInvalidTopic() throws Exception {
-        final MetadataRequest request = new MetadataRequest.Builder(new MetadataRequestData()
+        MetadataRequest request = new MetadataRequest.Builder(new MetadataRequestData()
                 .setTopics(List.of(new MetadataRequestData.MetadataRequestTopic().setName("x".repeat(NAME_BYTES))))).build((short) 12);
 
-        final MetadataResponse response = (MetadataResponse) answer(client.send(request, HostileClientTest::nameToFf)).response();
+        MetadataResponse response = (MetadataResponse) answer(client.send(request, HostileClientTest::nameToFf)).response();
 
-        final MetadataResponseTopic topic = response.data().topics().iterator().next();
+        MetadataResponseTopic topic = response.data().topics().iterator().next();
         assertEquals(Errors.INVALID_TOPIC_EXCEPTION.code(), topic.errorCode());
         assertAnswersNext();
     }
@@ -103,29 +103,29 @@ class HostileClientTest {
     @ParameterizedTest(name = "{1} for \"{0}\"")
     @MethodSource("topicNames")
     void topicNamesAreValidatedAsKafkaDoes(String name, Errors expected) throws Exception {
-        final ProduceResponse response = (ProduceResponse) answer(client.send(
+        ProduceResponse response = (ProduceResponse) answer(client.send(
                 WireClient.produce(name, 0, (short) 1, 1_000, WireClient.records(Compression.NONE, 1), (short) 12))).response();
         assertEquals(expected.code(), response.data().responses().iterator().next().partitionResponses().get(0).errorCode());
     }
 
     @Test
     void aPartitionListedThousandsOfTimesIsAppendedOnceAndDelaysNobody() throws Exception {
-        final MemoryRecords one = WireClient.records(Compression.NONE, 1);
-        final List<PartitionProduceData> copies = new ArrayList<>(Collections.nCopies(2_000, partition(0, one)));
-        final ProduceRequestData data = new ProduceRequestData().setAcks(ACKS_ALL).setTimeoutMs(30_000);
+        MemoryRecords one = WireClient.records(Compression.NONE, 1);
+        List<PartitionProduceData> copies = new ArrayList<>(Collections.nCopies(2_000, partition(0, one)));
+        ProduceRequestData data = new ProduceRequestData().setAcks(ACKS_ALL).setTimeoutMs(30_000);
         data.topicData().add(new TopicProduceData().setName("demo").setPartitionData(copies));
 
         try (WireClient bystander = new WireClient(broker.port())) {
-            final CompletableFuture<Answer> duplicated = client.send(ProduceRequest.builder(data).build((short) 12));
-            final List<CompletableFuture<Answer>> others = new ArrayList<>();
+            CompletableFuture<Answer> duplicated = client.send(ProduceRequest.builder(data).build((short) 12));
+            List<CompletableFuture<Answer>> others = new ArrayList<>();
             for (int i = 0; i < 20; i++) {
                 others.add(bystander.send(WireClient.produce("demo", 0, ACKS_ALL, 3_000, 1))); // stalled, they time out
             }
             for (CompletableFuture<Answer> other : others) {
                 assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(answer(other)).errorCode());
             }
-            final ProduceResponse response = (ProduceResponse) answer(duplicated).response();
-            final List<PartitionProduceResponse> partitions = response.data().responses().iterator().next().partitionResponses();
+            ProduceResponse response = (ProduceResponse) answer(duplicated).response();
+            List<PartitionProduceResponse> partitions = response.data().responses().iterator().next().partitionResponses();
             assertEquals(1, partitions.size(), "one answer per distinct partition");
             assertEquals(Errors.NONE.code(), partitions.get(0).errorCode());
             assertEquals(1 + others.size(), broker.logEndOffset("demo", 0), "appended once, beside the others");
@@ -135,24 +135,24 @@ class HostileClientTest {
 
     @Test
     void aProduceRepeatingOneTopicThousandsOfTimesClosesItsConnectionUnparsed() throws Exception {
-        final ProduceRequestData data = new ProduceRequestData().setAcks(ACKS_ALL).setTimeoutMs(10_000);
+        ProduceRequestData data = new ProduceRequestData().setAcks(ACKS_ALL).setTimeoutMs(10_000);
         data.topicData().add(new TopicProduceData().setName("demo"));
-        final ByteBuffer one = ProduceRequest.builder(data).build((short) 12)
+        ByteBuffer one = ProduceRequest.builder(data).build((short) 12)
                 .serializeWithHeader(new org.apache.kafka.common.requests.RequestHeader(org.apache.kafka.common.protocol.ApiKeys.PRODUCE,
                         (short) 12, "hostile", 1));
-        final byte[] bytes = java.util.Arrays.copyOfRange(one.array(), one.arrayOffset() + one.position(), one.arrayOffset() + one.limit());
+        byte[] bytes = java.util.Arrays.copyOfRange(one.array(), one.arrayOffset() + one.position(), one.arrayOffset() + one.limit());
         // one entry: the array's length (1 + 1, compact), then "demo" (length 4 + 1), no partitions (0 + 1), no tagged fields
-        final byte[] entries = {2, 5, 'd', 'e', 'm', 'o', 1, 0};
-        final int at = indexOf(bytes, entries);
-        final java.io.ByteArrayOutputStream repeated = new java.io.ByteArrayOutputStream();
+        byte[] entries = {2, 5, 'd', 'e', 'm', 'o', 1, 0};
+        int at = indexOf(bytes, entries);
+        java.io.ByteArrayOutputStream repeated = new java.io.ByteArrayOutputStream();
         repeated.write(bytes, 0, at);
-        final int copies = 3_000; // kafka-clients takes seconds to parse this many repeats of one topic
+        int copies = 3_000; // kafka-clients takes seconds to parse this many repeats of one topic
         org.apache.kafka.common.utils.internals.ByteUtils.writeUnsignedVarint(copies + 1, new java.io.DataOutputStream(repeated));
         for (int i = 0; i < copies; i++) {
             repeated.write(entries, 1, entries.length - 1);
         }
         repeated.write(bytes, at + entries.length, bytes.length - at - entries.length);
-        final byte[] body = repeated.toByteArray();
+        byte[] body = repeated.toByteArray();
 
         try (WireClient offender = new WireClient(broker.port())) {
             offender.sendRaw(ByteBuffer.allocate(4 + body.length).putInt(body.length).put(body).array());
@@ -164,19 +164,19 @@ class HostileClientTest {
 
     @Test
     void aPartitionWithoutRecordsIsAnsweredWithInvalidRecord() throws Exception {
-        final ProduceRequestData data = new ProduceRequestData().setAcks(ACKS_ALL).setTimeoutMs(10_000);
+        ProduceRequestData data = new ProduceRequestData().setAcks(ACKS_ALL).setTimeoutMs(10_000);
         data.topicData().add(topic("demo", partition(0, null)));
 
-        final Answer answer = answer(client.send(ProduceRequest.builder(data).build((short) 12)));
+        Answer answer = answer(client.send(ProduceRequest.builder(data).build((short) 12)));
 
         assertEquals(Errors.INVALID_RECORD.code(), DemoBrokerTest.partitionResponse(answer).errorCode());
         assertAnswersNext();
     }
 
     static Stream<Arguments> invalidBatches() {
-        final MemoryRecords plain = WireClient.records(Compression.NONE, 3);
-        final Set<Errors> corrupt = Set.of(Errors.CORRUPT_MESSAGE, Errors.INVALID_RECORD);
-        final List<Arguments> cases = new ArrayList<>();
+        MemoryRecords plain = WireClient.records(Compression.NONE, 3);
+        Set<Errors> corrupt = Set.of(Errors.CORRUPT_MESSAGE, Errors.INVALID_RECORD);
+        List<Arguments> cases = new ArrayList<>();
         for (int codec = 5; codec <= 7; codec++) {
             cases.add(Arguments.of("compression codec " + codec, Batches.withCodec(plain, codec), (short) 12, Set.of(Errors.CORRUPT_MESSAGE)));
         }
@@ -210,11 +210,11 @@ class HostileClientTest {
             throws Exception {
         assertFalse(Batches.appendable(records, version), "the test's own judge agrees the batch is bad");
         // kafka-clients refuses to build zstd below v7: build v7, the same layout as v3 to v6, and relabel the header
-        final short built = (short) Math.max(version, 7);
-        final Answer answer = answer(client.send(WireClient.produce("demo", 0, ACKS_ALL, 10_000, records, built),
+        short built = (short) Math.max(version, 7);
+        Answer answer = answer(client.send(WireClient.produce("demo", 0, ACKS_ALL, 10_000, records, built),
                 frame -> frame.putShort(frame.position() + 2, version)));
 
-        final Errors error = Errors.forCode(DemoBrokerTest.partitionResponse(answer).errorCode());
+        Errors error = Errors.forCode(DemoBrokerTest.partitionResponse(answer).errorCode());
         assertTrue(expected.contains(error), what + ": got " + error + ", expected one of " + expected);
         assertEquals(0, broker.logEndOffset("demo", 0));
         assertAnswersNext();
@@ -222,12 +222,12 @@ class HostileClientTest {
 
     @Test
     void aBatchThatInflatesBeyondTheBoundIsRefusedAsTooLarge() throws Exception {
-        final byte[] zeros = new byte[8 * 1024 * 1024];
-        final org.apache.kafka.common.record.internal.SimpleRecord[] records = new org.apache.kafka.common.record.internal.SimpleRecord[9];
+        byte[] zeros = new byte[8 * 1024 * 1024];
+        org.apache.kafka.common.record.internal.SimpleRecord[] records = new org.apache.kafka.common.record.internal.SimpleRecord[9];
         java.util.Arrays.fill(records, new org.apache.kafka.common.record.internal.SimpleRecord(zeros)); // 72 MiB, a few hundred KB gzipped
-        final MemoryRecords bomb = MemoryRecords.withRecords(Compression.gzip().build(), records);
+        MemoryRecords bomb = MemoryRecords.withRecords(Compression.gzip().build(), records);
 
-        final Answer answer = answer(client.send(WireClient.produce("demo", 0, ACKS_ALL, 10_000, bomb, (short) 12)));
+        Answer answer = answer(client.send(WireClient.produce("demo", 0, ACKS_ALL, 10_000, bomb, (short) 12)));
 
         assertEquals(Errors.MESSAGE_TOO_LARGE.code(), DemoBrokerTest.partitionResponse(answer).errorCode());
         assertEquals(0, broker.logEndOffset("demo", 0));
@@ -239,9 +239,9 @@ class HostileClientTest {
         long offset = 0;
         for (Compression compression : List.of(Compression.NONE, Compression.gzip().build(), Compression.snappy().build(),
                 Compression.lz4().build(), Compression.zstd().build())) {
-            final Answer answer = answer(client.send(WireClient.produce("demo", 0, ACKS_ALL, 10_000,
+            Answer answer = answer(client.send(WireClient.produce("demo", 0, ACKS_ALL, 10_000,
                     WireClient.records(compression, 50), (short) 12)));
-            final PartitionProduceResponse response = DemoBrokerTest.partitionResponse(answer);
+            PartitionProduceResponse response = DemoBrokerTest.partitionResponse(answer);
             assertEquals(Errors.NONE.code(), response.errorCode(), compression.type().name);
             assertEquals(offset, response.baseOffset());
             offset += 50;
@@ -293,14 +293,14 @@ class HostileClientTest {
     }
 
     private static void garbleSecondHalf(ByteBuffer batch) {
-        final int from = Batches.RECORDS_OFFSET + (batch.limit() - Batches.RECORDS_OFFSET) / 2;
+        int from = Batches.RECORDS_OFFSET + (batch.limit() - Batches.RECORDS_OFFSET) / 2;
         for (int i = from; i < batch.limit(); i++) {
             batch.put(i, (byte) (i * 31 + 7));
         }
     }
 
     private static MemoryRecords flipLastByte(MemoryRecords records) {
-        final ByteBuffer bytes = Batches.copy(records);
+        ByteBuffer bytes = Batches.copy(records);
         bytes.put(bytes.limit() - 1, (byte) ~bytes.get(bytes.limit() - 1));
         return MemoryRecords.readableRecords(bytes);
     }

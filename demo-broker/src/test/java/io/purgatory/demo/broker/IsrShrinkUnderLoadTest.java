@@ -78,11 +78,12 @@ class IsrShrinkUnderLoadTest {
         for (int c = 0; c < CONNECTIONS; c++) {
             clients.add(new WireClient(broker.port()));
         }
-        assertEquals(Map.of(Errors.NONE.name(), CONNECTIONS * WARM_UP_PER_CONNECTION * PARTITIONS), errorCounts(sendFromEveryConnection(WARM_UP_PER_CONNECTION)));
+        assertEquals(Map.of(Errors.NONE.name(), CONNECTIONS * WARM_UP_PER_CONNECTION * PARTITIONS),
+                errorCounts(sendFromEveryConnection(WARM_UP_PER_CONNECTION)));
 
         broker.stallReplica(2);
-        final List<CompletableFuture<Answer>> sent = sendFromEveryConnection(REQUESTS_PER_CONNECTION);
-        final int total = CONNECTIONS * REQUESTS_PER_CONNECTION;
+        List<CompletableFuture<Answer>> sent = sendFromEveryConnection(REQUESTS_PER_CONNECTION);
+        int total = CONNECTIONS * REQUESTS_PER_CONNECTION;
         Waits.soon()
                 .failFast("the ISR shrank before every produce was parked: this machine took over 2 s for " + total + " requests",
                         () -> !broker.isr("demo", 0).contains(2))
@@ -105,10 +106,10 @@ class IsrShrinkUnderLoadTest {
 
     /** Sends {@code perConnection} acks=-1 produces to every partition on every connection at once, one thread each. */
     private List<CompletableFuture<Answer>> sendFromEveryConnection(int perConnection) throws Exception {
-        final List<CompletableFuture<Answer>> sent = Collections.synchronizedList(new ArrayList<>(CONNECTIONS * perConnection));
-        final List<Future<?>> sending = new ArrayList<>(CONNECTIONS);
+        List<CompletableFuture<Answer>> sent = Collections.synchronizedList(new ArrayList<>(CONNECTIONS * perConnection));
+        List<Future<?>> sending = new ArrayList<>(CONNECTIONS);
         for (int c = 0; c < CONNECTIONS; c++) {
-            final WireClient client = clients.get(c);
+            WireClient client = clients.get(c);
             sending.add(senders.submit(() -> {
                 for (int i = 0; i < perConnection; i++) {
                     sent.add(client.send(WireClient.produce("demo", ALL_PARTITIONS, ACKS_ALL, TIMEOUT_MS, 1)));
@@ -125,9 +126,9 @@ class IsrShrinkUnderLoadTest {
     /** Waits for every response, then counts their partition results by error name. */
     private static Map<String, Integer> errorCounts(List<CompletableFuture<Answer>> sent) {
         Waits.soon().until(() -> sent.stream().allMatch(CompletableFuture::isDone));
-        final Map<String, Integer> counts = new TreeMap<>();
+        Map<String, Integer> counts = new TreeMap<>();
         for (CompletableFuture<Answer> future : sent) {
-            final ProduceResponse response = (ProduceResponse) future.join().response();
+            ProduceResponse response = (ProduceResponse) future.join().response();
             for (TopicProduceResponse topic : response.data().responses()) {
                 for (PartitionProduceResponse partition : topic.partitionResponses()) {
                     counts.merge(Errors.forCode(partition.errorCode()).name(), 1, Integer::sum);

@@ -46,7 +46,7 @@ class KafkaConsumerTest {
     /** A record as the producer sent it and the broker acked it, or as the consumer read it. */
     private record Seen(int partition, long offset, String key, String value, String header) {
         static Seen of(ConsumerRecord<String, String> record) {
-            final var header = record.headers().lastHeader("trace");
+            var header = record.headers().lastHeader("trace");
             return new Seen(record.partition(), record.offset(), record.key(), record.value(),
                     header == null ? null : new String(header.value(), StandardCharsets.UTF_8));
         }
@@ -64,7 +64,7 @@ class KafkaConsumerTest {
     }
 
     private KafkaConsumer<String, String> consumer() {
-        final Map<String, Object> config = new HashMap<>();
+        Map<String, Object> config = new HashMap<>();
         config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:" + broker.port());
         config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
         config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
@@ -75,20 +75,20 @@ class KafkaConsumerTest {
 
     /** Sends {@code count} records round-robin over the partitions and returns them as acked. */
     private List<Seen> produceAndAck(KafkaProducer<String, String> producer, int count) {
-        final List<Future<RecordMetadata>> futures = new ArrayList<>();
-        final List<ProducerRecord<String, String>> sent = new ArrayList<>();
+        List<Future<RecordMetadata>> futures = new ArrayList<>();
+        List<ProducerRecord<String, String>> sent = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            final RecordHeaders headers = new RecordHeaders();
+            RecordHeaders headers = new RecordHeaders();
             headers.add("trace", ("trace-" + i).getBytes(StandardCharsets.UTF_8));
-            final ProducerRecord<String, String> record =
+            ProducerRecord<String, String> record =
                     new ProducerRecord<>("demo", i % 3, "key-" + i, "value-" + i + "-" + "x".repeat(i % 50), headers);
             sent.add(record);
             futures.add(producer.send(record));
         }
-        final List<Seen> acked = new ArrayList<>();
+        List<Seen> acked = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            final RecordMetadata metadata = get(futures.get(i));
-            final ProducerRecord<String, String> record = sent.get(i);
+            RecordMetadata metadata = get(futures.get(i));
+            ProducerRecord<String, String> record = sent.get(i);
             acked.add(new Seen(metadata.partition(), metadata.offset(), record.key(), record.value(), "trace-" + i));
         }
         return acked;
@@ -107,7 +107,7 @@ class KafkaConsumerTest {
     private static List<Seen> consumeFromBeginning(KafkaConsumer<String, String> consumer, int count) {
         consumer.assign(PARTITIONS);
         consumer.seekToBeginning(PARTITIONS);
-        final List<Seen> consumed = new ArrayList<>();
+        List<Seen> consumed = new ArrayList<>();
         Waits.soon().until(() -> {
             consumer.poll(Duration.ofMillis(100)).forEach(record -> consumed.add(Seen.of(record)));
             return consumed.size() >= count;
@@ -117,7 +117,7 @@ class KafkaConsumerTest {
 
     /** Per partition, in offset order: what the consumer must see. */
     private static List<Seen> byPartitionInOrder(List<Seen> seen) {
-        final List<Seen> sorted = new ArrayList<>(seen);
+        List<Seen> sorted = new ArrayList<>(seen);
         sorted.sort((a, b) -> a.partition() != b.partition() ? Integer.compare(a.partition(), b.partition()) : Long.compare(a.offset(), b.offset()));
         return sorted;
     }
@@ -131,8 +131,8 @@ class KafkaConsumerTest {
             acked = produceAndAck(producer, 300);
         }
         try (KafkaConsumer<String, String> consumer = consumer()) {
-            final List<Seen> consumed = consumeFromBeginning(consumer, acked.size());
-            final List<Seen> perPartitionOrder = new ArrayList<>();
+            List<Seen> consumed = consumeFromBeginning(consumer, acked.size());
+            List<Seen> perPartitionOrder = new ArrayList<>();
             for (TopicPartition partition : PARTITIONS) {
                 consumed.stream().filter(seen -> seen.partition() == partition.partition()).forEach(perPartitionOrder::add);
             }
@@ -165,7 +165,7 @@ class KafkaConsumerTest {
 
             broker.resumeReplica(2);
 
-            final List<Seen> consumed = new ArrayList<>();
+            List<Seen> consumed = new ArrayList<>();
             Waits.soon().until(() -> {
                 consumer.poll(Duration.ofMillis(100)).forEach(record -> consumed.add(Seen.of(record)));
                 return consumed.size() >= 10;

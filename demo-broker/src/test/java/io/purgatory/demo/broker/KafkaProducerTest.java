@@ -32,7 +32,7 @@ class KafkaProducerTest {
     }
 
     private KafkaProducer<String, String> producer(Map<String, Object> overrides) {
-        final Map<String, Object> config = new java.util.HashMap<>(Map.of(
+        Map<String, Object> config = new java.util.HashMap<>(Map.of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:" + broker.port(),
                 ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
                 ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
@@ -54,13 +54,13 @@ class KafkaProducerTest {
     void acksAllWithoutRetriesIsAcknowledgedWithIncreasingOffsets() throws Exception {
         broker = DemoBroker.start(BrokerConfig.builder().port(0).topic("demo", 3).build());
         try (KafkaProducer<String, String> producer = producer(Map.of(ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.RETRIES_CONFIG, 0))) {
-            final List<Future<RecordMetadata>> sent = new ArrayList<>();
+            List<Future<RecordMetadata>> sent = new ArrayList<>();
             for (int i = 0; i < 20; i++) {
                 sent.add(producer.send(new ProducerRecord<>("demo", 1, null, "value-" + i)));
             }
             long previous = -1;
             for (Future<RecordMetadata> future : sent) {
-                final RecordMetadata metadata = acknowledged(future);
+                RecordMetadata metadata = acknowledged(future);
                 assertEquals(1, metadata.partition());
                 assertTrue(metadata.offset() > previous, "offsets increase: " + metadata.offset() + " after " + previous);
                 previous = metadata.offset();
@@ -73,7 +73,7 @@ class KafkaProducerTest {
     void theDefaultIdempotentProducerIsAcknowledged() throws Exception {
         broker = DemoBroker.start(BrokerConfig.builder().port(0).build());
         try (KafkaProducer<String, String> producer = producer(Map.of())) {
-            final RecordMetadata metadata = acknowledged(producer.send(new ProducerRecord<>("demo", 0, "key", "value")));
+            RecordMetadata metadata = acknowledged(producer.send(new ProducerRecord<>("demo", 0, "key", "value")));
             assertEquals(0, metadata.offset());
         }
     }
@@ -86,9 +86,9 @@ class KafkaProducerTest {
                 ProducerConfig.RETRIES_CONFIG, 0,
                 ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 1_000,
                 ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 2_000))) {
-            final Future<RecordMetadata> future = producer.send(new ProducerRecord<>("demo", 0, null, "value"));
+            Future<RecordMetadata> future = producer.send(new ProducerRecord<>("demo", 0, null, "value"));
             Waits.soon().until(future::isDone);
-            final ExecutionException failure = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class, future::get);
+            ExecutionException failure = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class, future::get);
             assertInstanceOf(TimeoutException.class, failure.getCause(), failure.getCause().toString());
         }
         // the producer gave up first and closed its connection, which took the parked produce out of the purgatory

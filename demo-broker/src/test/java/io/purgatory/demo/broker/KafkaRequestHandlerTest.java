@@ -66,7 +66,7 @@ class KafkaRequestHandlerTest {
     }
 
     private List<Integer> correlationIds() {
-        final List<Integer> ids = new ArrayList<>();
+        List<Integer> ids = new ArrayList<>();
         for (ByteBuf written = channel.readOutbound(); written != null; written = channel.readOutbound()) {
             ids.add(written.getInt(0));
             written.release();
@@ -75,8 +75,8 @@ class KafkaRequestHandlerTest {
     }
 
     private static ByteBuf apiVersions(int correlationId) {
-        final ApiVersionsRequest request = new ApiVersionsRequest.Builder(new ApiVersionsRequestData(), (short) 3, (short) 3).build();
-        final ByteBuffer frame = request.serializeWithHeader(new RequestHeader(request.apiKey(), request.version(), "test", correlationId));
+        ApiVersionsRequest request = new ApiVersionsRequest.Builder(new ApiVersionsRequestData(), (short) 3, (short) 3).build();
+        ByteBuffer frame = request.serializeWithHeader(new RequestHeader(request.apiKey(), request.version(), "test", correlationId));
         return Unpooled.wrappedBuffer(frame);
     }
 }

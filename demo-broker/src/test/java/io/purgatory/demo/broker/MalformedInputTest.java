@@ -62,10 +62,10 @@ class MalformedInputTest {
     @MethodSource("malformed")
     void closesOnlyThatConnection(String what, byte[] bytes) throws Exception {
         try (WireClient bystander = new WireClient(broker.port()); WireClient offender = new WireClient(broker.port())) {
-            final var parked = bystander.send(WireClient.produce("demo", 0, (short) -1, 60_000, 1));
+            var parked = bystander.send(WireClient.produce("demo", 0, (short) -1, 60_000, 1));
             broker.stallReplica(1);
             broker.stallReplica(2);
-            final var parkedWhileStalled = bystander.send(WireClient.produce("demo", 1, (short) -1, 60_000, 1));
+            var parkedWhileStalled = bystander.send(WireClient.produce("demo", 1, (short) -1, 60_000, 1));
 
             offender.sendRaw(bytes);
 
@@ -87,21 +87,21 @@ class MalformedInputTest {
 
     @Test
     void anApiVersionsRequestTooNewIsAnsweredInVersionZeroWithUnsupportedVersion() throws Exception {
-        final short tooNew = (short) (ApiKeys.API_VERSIONS.latestVersion() + 1);
-        final RequestHeader header = new RequestHeader(ApiKeys.API_VERSIONS, tooNew, "future-client", 7);
+        short tooNew = (short) (ApiKeys.API_VERSIONS.latestVersion() + 1);
+        RequestHeader header = new RequestHeader(ApiKeys.API_VERSIONS, tooNew, "future-client", 7);
         try (java.net.Socket socket = new java.net.Socket("localhost", broker.port())) {
-            final DataOutputStream out = new DataOutputStream(socket.getOutputStream());
-            final ByteBuffer body = new ApiVersionsRequest.Builder(ApiKeys.API_VERSIONS.latestVersion())
+            DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+            ByteBuffer body = new ApiVersionsRequest.Builder(ApiKeys.API_VERSIONS.latestVersion())
                     .build().serializeWithHeader(new RequestHeader(ApiKeys.API_VERSIONS, ApiKeys.API_VERSIONS.latestVersion(), "future-client", 7));
             body.putShort(2, tooNew); // same bytes, a version from the future
             out.write(frame(java.util.Arrays.copyOfRange(body.array(), body.arrayOffset(), body.arrayOffset() + body.remaining())));
             out.flush();
-            final java.io.DataInputStream in = new java.io.DataInputStream(socket.getInputStream());
-            final byte[] response = new byte[in.readInt()];
+            java.io.DataInputStream in = new java.io.DataInputStream(socket.getInputStream());
+            byte[] response = new byte[in.readInt()];
             in.readFully(response);
-            final ByteBuffer buffer = ByteBuffer.wrap(response);
+            ByteBuffer buffer = ByteBuffer.wrap(response);
             assertEquals(header.correlationId(), buffer.getInt());
-            final ApiVersionsResponse versions = ApiVersionsResponse.parse(new org.apache.kafka.common.protocol.ByteBufferAccessor(buffer), (short) 0);
+            ApiVersionsResponse versions = ApiVersionsResponse.parse(new org.apache.kafka.common.protocol.ByteBufferAccessor(buffer), (short) 0);
             assertEquals(Errors.UNSUPPORTED_VERSION.code(), versions.data().errorCode());
             assertEquals(ApiKeys.PRODUCE.latestVersion(), versions.apiVersion(ApiKeys.PRODUCE.id).maxVersion());
         }
@@ -109,14 +109,14 @@ class MalformedInputTest {
 
     private static byte[] header(short apiKey, short apiVersion) {
         // request header v2: api key, version, correlation id, null client id, no tagged fields
-        final ByteBuffer buffer = ByteBuffer.allocate(11);
+        ByteBuffer buffer = ByteBuffer.allocate(11);
         buffer.putShort(apiKey).putShort(apiVersion).putInt(1).putShort((short) -1).put((byte) 0);
         return buffer.array();
     }
 
     private static byte[] frame(byte[] body) throws IOException {
-        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        final DataOutputStream out = new DataOutputStream(bytes);
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        DataOutputStream out = new DataOutputStream(bytes);
         out.writeInt(body.length);
         out.write(body);
         return bytes.toByteArray();
@@ -127,7 +127,7 @@ class MalformedInputTest {
     }
 
     private static byte[] concat(byte[] a, byte[] b) {
-        final byte[] both = java.util.Arrays.copyOf(a, a.length + b.length);
+        byte[] both = java.util.Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, both, a.length, b.length);
         return both;
     }

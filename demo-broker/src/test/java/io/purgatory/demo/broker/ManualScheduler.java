@@ -36,7 +36,7 @@ final class ManualScheduler implements SimulatedFollowers.Scheduler {
     /** Runs every task due at or before {@code timeMs}, each at its time, then sets the clock to {@code timeMs}. */
     void runUntil(long timeMs) {
         while (!tasks.isEmpty() && tasks.peek().dueMs() <= timeMs) {
-            final Task task = tasks.poll();
+            Task task = tasks.poll();
             nowMs = task.dueMs();
             task.action().run();
             if (task.periodMs() > 0) {

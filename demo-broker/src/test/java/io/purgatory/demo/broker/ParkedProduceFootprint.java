@@ -35,44 +35,44 @@ public final class ParkedProduceFootprint {
     }
 
     public static void main(String[] args) throws Exception {
-        final int requests = args.length > 0 ? Integer.parseInt(args[0]) : 100_000;
-        final int connections = args.length > 1 ? Integer.parseInt(args[1]) : 100;
-        final int perConnection = (requests + connections - 1) / connections;
-        final BrokerConfig config = BrokerConfig.builder().port(0).stallReplica(2)
+        int requests = args.length > 0 ? Integer.parseInt(args[0]) : 100_000;
+        int connections = args.length > 1 ? Integer.parseInt(args[1]) : 100;
+        int perConnection = (requests + connections - 1) / connections;
+        BrokerConfig config = BrokerConfig.builder().port(0).stallReplica(2)
                 .maxInFlightPerConnection(perConnection).maxParkedRequests(requests).maxConnections(connections + 1).build();
         try (DemoBroker broker = DemoBroker.start(config)) {
-            final List<Socket> sockets = new ArrayList<>();
+            List<Socket> sockets = new ArrayList<>();
             for (int i = 0; i < connections; i++) {
                 sockets.add(new Socket("localhost", broker.port()));
             }
-            final Map<String, long[]> before = histogram();
-            final long heapBefore = usedAfterGc();
+            Map<String, long[]> before = histogram();
+            long heapBefore = usedAfterGc();
 
-            final ProduceRequest produce = WireClient.produce("demo", 0, (short) -1, (int) TimeUnit.HOURS.toMillis(1), 1);
+            ProduceRequest produce = WireClient.produce("demo", 0, (short) -1, (int) TimeUnit.HOURS.toMillis(1), 1);
             int sent = 0;
             for (Socket socket : sockets) {
-                final DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+                DataOutputStream out = new DataOutputStream(socket.getOutputStream());
                 for (int i = 0; i < perConnection && sent < requests; i++, sent++) {
-                    final ByteBuffer frame = produce.serializeWithHeader(new RequestHeader(produce.apiKey(), produce.version(), "footprint", i));
+                    ByteBuffer frame = produce.serializeWithHeader(new RequestHeader(produce.apiKey(), produce.version(), "footprint", i));
                     out.writeInt(frame.remaining());
                     out.write(frame.array(), frame.arrayOffset() + frame.position(), frame.remaining());
                 }
                 out.flush();
             }
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
             while (broker.parkedProduces() < requests && System.nanoTime() < deadline) {
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10)); // not spinning: the broker needs the cores
             }
-            final long heapAfter = usedAfterGc();
-            final Map<String, long[]> after = histogram();
+            long heapAfter = usedAfterGc();
+            Map<String, long[]> after = histogram();
 
             System.out.printf(Locale.ROOT, "%,d parked produces over %d connections: heap after full GC %,d -> %,d bytes: %.0f bytes per request%n",
                     broker.parkedProduces(), connections, heapBefore, heapAfter, (heapAfter - heapBefore) / (double) requests);
             System.out.println("classes whose instances grew, per parked request (instances, bytes):");
-            final List<Map.Entry<String, long[]>> grown = new ArrayList<>();
+            List<Map.Entry<String, long[]>> grown = new ArrayList<>();
             after.forEach((name, now) -> {
-                final long[] was = before.getOrDefault(name, new long[2]);
-                final long bytes = now[1] - was[1];
+                long[] was = before.getOrDefault(name, new long[2]);
+                long bytes = now[1] - was[1];
                 if (bytes > requests / 2) {
                     grown.add(Map.entry(name, new long[] {now[0] - was[0], bytes}));
                 }
@@ -96,12 +96,12 @@ public final class ParkedProduceFootprint {
 
     /** Class name to {instances, bytes}, from the JVM's class histogram (which collects first). */
     private static Map<String, long[]> histogram() throws Exception {
-        final String text = (String) ManagementFactory.getPlatformMBeanServer().invoke(
+        String text = (String) ManagementFactory.getPlatformMBeanServer().invoke(
                 new ObjectName("com.sun.management:type=DiagnosticCommand"), "gcClassHistogram",
                 new Object[] {null}, new String[] {String[].class.getName()});
-        final Map<String, long[]> classes = new HashMap<>();
+        Map<String, long[]> classes = new HashMap<>();
         for (String line : text.split("\n")) {
-            final String[] fields = line.trim().split("\\s+");
+            String[] fields = line.trim().split("\\s+");
             if (fields.length >= 4 && fields[0].endsWith(":")) {
                 classes.merge(fields[3], new long[] {Long.parseLong(fields[1]), Long.parseLong(fields[2])},
                         (a, b) -> new long[] {a[0] + b[0], a[1] + b[1]});

@@ -28,7 +28,7 @@ class ParkedRequestsTest {
     @Test
     void aClosedConnectionsParkedProducesLeaveThePurgatoryAtOnce() throws Exception {
         broker = DemoBroker.start(BrokerConfig.builder().port(0).stallReplica(2).maxInFlightPerConnection(2048).build());
-        final WireClient client = new WireClient(broker.port());
+        WireClient client = new WireClient(broker.port());
         for (int i = 0; i < 1024; i++) {
             client.send(WireClient.produce("demo", i % 3, ACKS_ALL, LONG_TIMEOUT_MS, 1));
         }
@@ -43,7 +43,7 @@ class ParkedRequestsTest {
     @Test
     void aConnectionAtItsInFlightLimitNoticesItsClientClosing() throws Exception {
         broker = DemoBroker.start(BrokerConfig.builder().port(0).stallReplica(2).maxInFlightPerConnection(1024).build());
-        final WireClient client = new WireClient(broker.port());
+        WireClient client = new WireClient(broker.port());
         for (int i = 0; i < 1024; i++) {
             client.send(WireClient.produce("demo", i % 3, ACKS_ALL, LONG_TIMEOUT_MS, 1));
         }
@@ -63,10 +63,10 @@ class ParkedRequestsTest {
             }
             Waits.soon().until(() -> broker.parkedProduces() == 10);
 
-            final Answer refused = DemoBrokerTest.answer(second.send(WireClient.produce("demo", 0, ACKS_ALL, LONG_TIMEOUT_MS, 1)));
+            Answer refused = DemoBrokerTest.answer(second.send(WireClient.produce("demo", 0, ACKS_ALL, LONG_TIMEOUT_MS, 1)));
             assertEquals(Errors.THROTTLING_QUOTA_EXCEEDED.code(), DemoBrokerTest.partitionResponse(refused).errorCode());
             assertEquals(10, broker.logEndOffset("demo", 0), "the refused produce appended nothing");
-            final CompletableFuture<Answer> acksOne = second.send(WireClient.produce("demo", 1, (short) 1, LONG_TIMEOUT_MS, 1));
+            CompletableFuture<Answer> acksOne = second.send(WireClient.produce("demo", 1, (short) 1, LONG_TIMEOUT_MS, 1));
             assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(acksOne)).errorCode(),
                     "acks=1 parks nothing and is not capped");
 

@@ -15,7 +15,7 @@ class PartitionLogTest {
     private final PartitionLog log = new PartitionLog(1 << 20);
 
     private static List<Long> baseOffsets(MemoryRecords records) {
-        final List<Long> bases = new ArrayList<>();
+        List<Long> bases = new ArrayList<>();
         for (MutableRecordBatch batch : records.batches()) {
             bases.add(batch.baseOffset());
         }
@@ -27,7 +27,7 @@ class PartitionLogTest {
         assertEquals(0, log.append(WireClient.records(3)));
         assertEquals(3, log.append(WireClient.records(2)));
         assertEquals(5, log.logEndOffset());
-        final MemoryRecords all = log.read(0, 5, Integer.MAX_VALUE, false);
+        MemoryRecords all = log.read(0, 5, Integer.MAX_VALUE, false);
         assertEquals(List.of(0L, 3L), baseOffsets(all));
         for (MutableRecordBatch batch : all.batches()) {
             batch.ensureValid(); // the CRC still holds after the offsets were set
@@ -49,7 +49,7 @@ class PartitionLogTest {
     void maxBytesStopsAtWholeBatchesButTheFirstComesAnyway() {
         log.append(WireClient.records(3));
         log.append(WireClient.records(3));
-        final int batch = (int) log.sizeInBytes() / 2;
+        int batch = (int) log.sizeInBytes() / 2;
         assertEquals(List.of(0L), baseOffsets(log.read(0, 6, batch + batch / 2, false)));
         assertEquals(List.of(), baseOffsets(log.read(0, 6, 10, false)));
         assertEquals(List.of(0L), baseOffsets(log.read(0, 6, 10, true)), "the first batch, whole, past the limit");
@@ -59,7 +59,7 @@ class PartitionLogTest {
     void bytesAvailableAndTheCompletingHighWatermark() {
         log.append(WireClient.records(3));
         log.append(WireClient.records(3));
-        final int batch = (int) log.sizeInBytes() / 2;
+        int batch = (int) log.sizeInBytes() / 2;
         assertEquals(0, log.bytesAvailable(0, 0, Integer.MAX_VALUE));
         assertEquals(batch, log.bytesAvailable(0, 3, Integer.MAX_VALUE));
         assertEquals(2L * batch, log.bytesAvailable(1, 6, Integer.MAX_VALUE));
@@ -74,7 +74,7 @@ class PartitionLogTest {
 
     @Test
     void retentionDropsTheOldestWholeBatchesAndMovesTheLogStart() {
-        final PartitionLog small = new PartitionLog(300);
+        PartitionLog small = new PartitionLog(300);
         for (int i = 0; i < 10; i++) {
             small.append(WireClient.records(2));
         }
@@ -84,7 +84,7 @@ class PartitionLogTest {
         assertTrue(small.inRange(small.logStartOffset()));
         assertEquals(small.logStartOffset(), baseOffsets(small.read(small.logStartOffset(), 20, Integer.MAX_VALUE, false)).get(0));
 
-        final PartitionLog tiny = new PartitionLog(1);
+        PartitionLog tiny = new PartitionLog(1);
         tiny.append(WireClient.records(5));
         tiny.append(WireClient.records(5));
         assertEquals(5, tiny.logStartOffset(), "the newest batch stays, whatever the limit");

@@ -35,9 +35,9 @@ class ResponseQueueTest {
 
     @Test
     void aResponseThatDoesNotSerializeClosesTheConnectionAfterTheResponsesBeforeIt() {
-        final ResponseQueue.Slot first = queue.reserve(header(1));
-        final ResponseQueue.Slot unserializable = queue.reserve(header(2));
-        final ResponseQueue.Slot after = queue.reserve(header(3));
+        ResponseQueue.Slot first = queue.reserve(header(1));
+        ResponseQueue.Slot unserializable = queue.reserve(header(2));
+        ResponseQueue.Slot after = queue.reserve(header(3));
 
         unserializable.send(metadata("x".repeat(40_000))); // longer than a protocol string can be
         after.send(metadata("fine"));
@@ -55,8 +55,8 @@ class ResponseQueueTest {
 
     @Test
     void aFailedResponseClosesTheConnectionOnceTheOnesBeforeItAreWritten() {
-        final ResponseQueue.Slot first = queue.reserve(header(1));
-        final ResponseQueue.Slot failed = queue.reserve(header(2));
+        ResponseQueue.Slot first = queue.reserve(header(1));
+        ResponseQueue.Slot failed = queue.reserve(header(2));
 
         failed.fail(new IllegalStateException("could not build the response"));
         channel.runPendingTasks();
@@ -69,7 +69,7 @@ class ResponseQueueTest {
     }
 
     private List<Integer> writtenCorrelationIds() {
-        final List<Integer> ids = new java.util.ArrayList<>();
+        List<Integer> ids = new java.util.ArrayList<>();
         for (ByteBuf out = channel.readOutbound(); out != null; out = channel.readOutbound()) {
             ids.add(out.getInt(0));
             out.release();
@@ -82,7 +82,7 @@ class ResponseQueueTest {
     }
 
     private static MetadataResponse metadata(String topic) {
-        final MetadataResponseData data = new MetadataResponseData();
+        MetadataResponseData data = new MetadataResponseData();
         data.topics().add(new MetadataResponseTopic().setName(topic));
         return new MetadataResponse(data, (short) 12);
     }

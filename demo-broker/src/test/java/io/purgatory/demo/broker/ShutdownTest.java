@@ -16,12 +16,12 @@ class ShutdownTest {
 
     @Test
     void closeAnswersEveryParkedRequestThenClosesTheConnections() throws Exception {
-        final DemoBroker broker = DemoBroker.start(BrokerConfig.builder().port(0).stallReplica(2).build());
-        final List<WireClient> clients = List.of(new WireClient(broker.port()), new WireClient(broker.port()), new WireClient(broker.port()));
-        final List<CompletableFuture<Answer>> parked = new ArrayList<>();
-        final List<CompletableFuture<Answer>> quick = new ArrayList<>();
+        DemoBroker broker = DemoBroker.start(BrokerConfig.builder().port(0).stallReplica(2).build());
+        List<WireClient> clients = List.of(new WireClient(broker.port()), new WireClient(broker.port()), new WireClient(broker.port()));
+        List<CompletableFuture<Answer>> parked = new ArrayList<>();
+        List<CompletableFuture<Answer>> quick = new ArrayList<>();
         for (int i = 0; i < 30; i++) {
-            final WireClient client = clients.get(i % clients.size());
+            WireClient client = clients.get(i % clients.size());
             parked.add(client.send(WireClient.produce("demo", i % 3, (short) -1, 600_000, 1)));
             quick.add(client.send(WireClient.produce("demo", i % 3, (short) 1, 600_000, 1)));
         }
@@ -45,14 +45,14 @@ class ShutdownTest {
 
     @Test
     void aProduceArrivingDuringTheCloseIsAnsweredNotLeaderOrFollowerAndAppendsNothing() throws Exception {
-        final BrokerConfig config = BrokerConfig.builder().port(0).stallReplica(2).build();
-        final ReplicaManager replicaManager = new ReplicaManager(config);
-        final Partition partition = replicaManager.topic("demo").partition(0);
-        final List<List<ProduceResult>> answers = new ArrayList<>();
-        final ProduceResult.Key key = new ProduceResult.Key("demo", null, 0);
+        BrokerConfig config = BrokerConfig.builder().port(0).stallReplica(2).build();
+        ReplicaManager replicaManager = new ReplicaManager(config);
+        Partition partition = replicaManager.topic("demo").partition(0);
+        List<List<ProduceResult>> answers = new ArrayList<>();
+        ProduceResult.Key key = new ProduceResult.Key("demo", null, 0);
         replicaManager.close();
 
-        final DelayedProduce parked = replicaManager.appendRecords((short) -1, 600_000,
+        DelayedProduce parked = replicaManager.appendRecords((short) -1, 600_000,
                 List.of(ReplicaManager.PartitionAppend.of(key, partition, WireClient.records(1))), answers::add);
 
         assertEquals(null, parked);
@@ -62,7 +62,7 @@ class ShutdownTest {
 
     @Test
     void closeIsIdempotent() throws Exception {
-        final DemoBroker broker = DemoBroker.start(BrokerConfig.builder().port(0).build());
+        DemoBroker broker = DemoBroker.start(BrokerConfig.builder().port(0).build());
         broker.close();
         broker.close();
     }

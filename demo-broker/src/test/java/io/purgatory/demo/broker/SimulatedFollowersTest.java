@@ -174,7 +174,7 @@ class SimulatedFollowersTest {
     @Test
     void aHealthyFollowerKeepsUpWithHeavyLoadWithoutABacklogAndStaysInTheIsr() {
         start(BrokerConfig.builder().stallReplica(2));
-        final long loadMs = 10_000;
+        long loadMs = 10_000;
         for (long t = 0; t < loadMs; t++) {
             scheduler.runUntil(t);
             for (int i = 0; i < 10; i++) {

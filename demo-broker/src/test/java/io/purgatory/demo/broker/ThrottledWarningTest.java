@@ -35,7 +35,7 @@ class ThrottledWarningTest {
 
     @Test
     void failingAcceptsPauseAcceptingAndLogOneLineWithoutPassingTheFailureOn() {
-        final EmbeddedChannel server = new EmbeddedChannel(new AcceptErrorHandler(warning));
+        EmbeddedChannel server = new EmbeddedChannel(new AcceptErrorHandler(warning));
         for (int i = 0; i < 100; i++) {
             server.pipeline().fireExceptionCaught(new IOException("Too many open files"));
         }

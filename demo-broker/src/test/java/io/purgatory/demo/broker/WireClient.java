@@ -46,7 +46,7 @@ final class WireClient implements AutoCloseable {
         socket = new Socket("localhost", port);
         socket.setTcpNoDelay(true);
         out = new DataOutputStream(socket.getOutputStream());
-        final Thread reader = new Thread(this::readLoop, "wire-client-reader");
+        Thread reader = new Thread(this::readLoop, "wire-client-reader");
         reader.setDaemon(true);
         reader.start();
     }
@@ -62,15 +62,15 @@ final class WireClient implements AutoCloseable {
      */
     CompletableFuture<Answer> send(AbstractRequest request, Consumer<ByteBuffer> rewrite) throws IOException {
         synchronized (writeLock) {
-            final RequestHeader header = new RequestHeader(request.apiKey(), request.version(), "wire-client", nextCorrelationId++);
-            final Pending p = new Pending(header, System.nanoTime(), new CompletableFuture<>());
-            final boolean expectsResponse = !(request instanceof ProduceRequest) || ((ProduceRequest) request).acks() != 0;
+            RequestHeader header = new RequestHeader(request.apiKey(), request.version(), "wire-client", nextCorrelationId++);
+            Pending p = new Pending(header, System.nanoTime(), new CompletableFuture<>());
+            boolean expectsResponse = !(request instanceof ProduceRequest) || ((ProduceRequest) request).acks() != 0;
             if (expectsResponse) {
                 synchronized (pending) {
                     pending.add(p);
                 }
             }
-            final ByteBuffer frame = request.serializeWithHeader(header);
+            ByteBuffer frame = request.serializeWithHeader(header);
             rewrite.accept(frame.duplicate());
             writeFrame(frame);
             return p.answer();
@@ -101,7 +101,7 @@ final class WireClient implements AutoCloseable {
 
     /** A produce of {@code records} records to each of {@code partitions} of one topic. */
     static ProduceRequest produce(String topic, List<Integer> partitions, short acks, int timeoutMs, int records) {
-        final List<ProduceRequestData.PartitionProduceData> partitionData = new ArrayList<>(partitions.size());
+        List<ProduceRequestData.PartitionProduceData> partitionData = new ArrayList<>(partitions.size());
         for (int partition : partitions) {
             partitionData.add(new ProduceRequestData.PartitionProduceData()
                     .setIndex(partition)
@@ -119,7 +119,7 @@ final class WireClient implements AutoCloseable {
 
     private static ProduceRequest produce(String topic, List<ProduceRequestData.PartitionProduceData> partitionData,
                                           short acks, int timeoutMs, short version) {
-        final ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
+        ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
         topics.add(new ProduceRequestData.TopicProduceData()
                 .setName(topic)
                 .setPartitionData(partitionData));
@@ -134,7 +134,7 @@ final class WireClient implements AutoCloseable {
 
     /** One batch of {@code count} small records, as kafka-clients writes it. */
     static MemoryRecords records(Compression compression, int count) {
-        final SimpleRecord[] batch = new SimpleRecord[count];
+        SimpleRecord[] batch = new SimpleRecord[count];
         for (int i = 0; i < count; i++) {
             batch[i] = new SimpleRecord(("record-" + i).getBytes(java.nio.charset.StandardCharsets.UTF_8));
         }
@@ -149,11 +149,11 @@ final class WireClient implements AutoCloseable {
 
     private void readLoop() {
         try {
-            final DataInputStream in = new DataInputStream(socket.getInputStream());
+            DataInputStream in = new DataInputStream(socket.getInputStream());
             while (true) {
-                final byte[] frame = new byte[in.readInt()];
+                byte[] frame = new byte[in.readInt()];
                 in.readFully(frame);
-                final long now = System.nanoTime();
+                long now = System.nanoTime();
                 final Pending p;
                 synchronized (pending) {
                     p = pending.poll();
@@ -162,8 +162,8 @@ final class WireClient implements AutoCloseable {
                     protocolErrors.add("a response nobody asked for");
                     continue;
                 }
-                final ByteBuffer buffer = ByteBuffer.wrap(frame);
-                final int correlationId = buffer.getInt(0);
+                ByteBuffer buffer = ByteBuffer.wrap(frame);
+                int correlationId = buffer.getInt(0);
                 if (correlationId != p.header().correlationId()) {
                     protocolErrors.add("expected correlation id " + p.header().correlationId() + " but got " + correlationId);
                 }

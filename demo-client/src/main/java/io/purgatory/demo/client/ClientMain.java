@@ -178,12 +178,12 @@ public final class ClientMain implements Callable<Integer> {
         if (mode != Mode.produce) {
             return consume(options(), consumeOptions());
         }
-        final ClientOptions options = options();
-        final PrintWriter out = spec.commandLine().getOut();
-        final PrintWriter err = spec.commandLine().getErr();
-        final CompletableFuture<Void> stop = new CompletableFuture<>();
-        final CountDownLatch reported = new CountDownLatch(1);
-        final Thread onInterrupt = new Thread(() -> {
+        ClientOptions options = options();
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        CompletableFuture<Void> stop = new CompletableFuture<>();
+        CountDownLatch reported = new CountDownLatch(1);
+        Thread onInterrupt = new Thread(() -> {
             stop.complete(null);
             try {
                 reported.await(INTERRUPT_REPORT_MS, TimeUnit.MILLISECONDS); // the JVM exits when this hook returns
@@ -226,7 +226,7 @@ public final class ClientMain implements Callable<Integer> {
         }
         out.print(ReportRenderer.summary(report));
         out.flush();
-        final long noResponse = report.count(Outcome.NO_RESPONSE);
+        long noResponse = report.count(Outcome.NO_RESPONSE);
         if (noResponse > 0) {
             err.println(String.format(Locale.ROOT, "demo-client: %d request(s) got no response within %d ms (--timeout-ms + --grace-ms)",
                     noResponse, options.responseDeadlineMs()));
@@ -236,8 +236,8 @@ public final class ClientMain implements Callable<Integer> {
     }
 
     private int consume(ClientOptions options, ConsumeOptions consume) throws InterruptedException {
-        final PrintWriter out = spec.commandLine().getOut();
-        final PrintWriter err = spec.commandLine().getErr();
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
         final DemoClient.WithConsumer run;
         try {
             run = DemoClient.consume(options, consume, mode == Mode.both, out);

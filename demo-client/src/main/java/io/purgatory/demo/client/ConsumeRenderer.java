@@ -27,8 +27,8 @@ final class ConsumeRenderer {
 
     /** One live line: the consumer's counters now, and its record rate since {@code previous}. */
     static String liveLine(ConsumeProgress now, ConsumeProgress previous) {
-        final long nanos = now.elapsedNanos() - previous.elapsedNanos();
-        final double rate = nanos > 0 ? (now.records() - previous.records()) * 1e9 / nanos : 0;
+        long nanos = now.elapsedNanos() - previous.elapsedNanos();
+        double rate = nanos > 0 ? (now.records() - previous.records()) * 1e9 / nanos : 0;
         return String.format(Locale.ROOT, "[%6.1fs] consumed %6d  fetches: with data %6d  empty at max wait %5d  errors %3d"
                         + "  end-to-end p50 %s ms  rate %6.0f rec/s",
                 now.elapsedNanos() / 1e9, now.records(), now.fetchesWithData(), now.fetchesEmptyAtMaxWait(), now.fetchErrors(),
@@ -37,7 +37,7 @@ final class ConsumeRenderer {
 
     /** The summary: counts, fetch outcomes, errors, and end-to-end latency percentiles. */
     static String summary(ConsumeReport report) {
-        final StringBuilder out = new StringBuilder();
+        StringBuilder out = new StringBuilder();
         out.append(String.format(Locale.ROOT, "%nConsumer summary: %d records (%d bytes of batches) in %.2f s; read up to offsets %s%n",
                 report.records(), report.bytes(), report.elapsedNanos() / 1e9, report.nextOffsets()));
         out.append(String.format(Locale.ROOT, "  fetches answered with data          %8d%n", report.fetchesWithData()));
@@ -49,12 +49,12 @@ final class ConsumeRenderer {
         if (!report.errors().isEmpty()) {
             out.append("  fetch errors: ").append(errors(report.errors())).append(System.lineSeparator());
         }
-        final Histogram latencies = report.endToEndMicros();
+        Histogram latencies = report.endToEndMicros();
         if (latencies.getTotalCount() == 0) {
             out.append("  end-to-end latency: no record carried a send time (produce with demo-client to get one)").append(System.lineSeparator());
             return out.toString();
         }
-        final StringBuilder percentiles = new StringBuilder();
+        StringBuilder percentiles = new StringBuilder();
         for (double percentile : PERCENTILES) {
             percentiles.append(String.format(Locale.ROOT, "  p%s %s", percentile == Math.rint(percentile) ? Long.toString((long) percentile) : percentile,
                     ReportRenderer.millis(Math.min(latencies.getMaxValue(), latencies.getValueAtPercentile(percentile)))));

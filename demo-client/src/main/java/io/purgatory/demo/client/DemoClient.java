@@ -33,14 +33,14 @@ final class DemoClient {
      * @throws ClientException when the run cannot start: no connection, no common version, no topic
      */
     static RunReport run(ClientOptions options, PrintWriter out, CompletableFuture<Void> stop) throws ClientException, InterruptedException {
-        final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("demo-client-io", true),
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("demo-client-io", true),
                 NioIoHandler.newFactory());
         try (KafkaConnection connection = KafkaConnection.open(group, options.bootstrap(), options.connectTimeoutMs(), CLIENT_ID)) {
-            final Handshake.Result setup = Handshake.perform(connection, options.topic(), options.graceMs());
+            Handshake.Result setup = Handshake.perform(connection, options.topic(), options.graceMs());
             out.println(ReportRenderer.startLine(options, setup));
             out.flush();
-            final LoadGenerator load = new LoadGenerator(connection, setup, options);
-            final CompletableFuture<RunReport> done = load.start();
+            LoadGenerator load = new LoadGenerator(connection, setup, options);
+            CompletableFuture<RunReport> done = load.start();
             stop.thenRun(load::interrupt);
             return awaitPrintingLiveLines(load, done, out);
         } finally {
@@ -62,27 +62,27 @@ final class DemoClient {
      */
     static WithConsumer consume(ClientOptions options, ConsumeOptions consume, boolean produce, PrintWriter out)
             throws ClientException, InterruptedException {
-        final EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, new DefaultThreadFactory("demo-client-io", true),
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, new DefaultThreadFactory("demo-client-io", true),
                 NioIoHandler.newFactory());
         try (KafkaConnection consumer = KafkaConnection.open(group, options.bootstrap(), options.connectTimeoutMs(), CLIENT_ID + "-consumer")) {
-            final Handshake.ConsumerSetup consumerSetup = Handshake.performForConsumer(consumer, options.topic(), consume.fromEarliest(),
+            Handshake.ConsumerSetup consumerSetup = Handshake.performForConsumer(consumer, options.topic(), consume.fromEarliest(),
                     options.graceMs());
             out.println(ConsumeRenderer.startLine(options, consume, consumerSetup));
             out.flush();
-            final FetchLoop fetchLoop = new FetchLoop(consumer, consumerSetup, consume);
+            FetchLoop fetchLoop = new FetchLoop(consumer, consumerSetup, consume);
             if (!produce) {
-                final CompletableFuture<ConsumeReport> consumed = fetchLoop.start();
+                CompletableFuture<ConsumeReport> consumed = fetchLoop.start();
                 fetchLoop.stopAfter(consume.durationMs());
                 return new WithConsumer(null, awaitPrinting(consumed, new LiveLines(null, fetchLoop, out)));
             }
             try (KafkaConnection producer = KafkaConnection.open(group, options.bootstrap(), options.connectTimeoutMs(), CLIENT_ID)) {
-                final Handshake.Result setup = Handshake.perform(producer, options.topic(), options.graceMs());
+                Handshake.Result setup = Handshake.perform(producer, options.topic(), options.graceMs());
                 out.println(ReportRenderer.startLine(options, setup));
                 out.flush();
-                final CompletableFuture<ConsumeReport> consumed = fetchLoop.start();
-                final LoadGenerator load = new LoadGenerator(producer, setup, options);
-                final LiveLines lines = new LiveLines(load, fetchLoop, out);
-                final RunReport produced = awaitPrinting(load.start(), lines);
+                CompletableFuture<ConsumeReport> consumed = fetchLoop.start();
+                LoadGenerator load = new LoadGenerator(producer, setup, options);
+                LiveLines lines = new LiveLines(load, fetchLoop, out);
+                RunReport produced = awaitPrinting(load.start(), lines);
                 fetchLoop.drainThenStop();
                 return new WithConsumer(produced, awaitPrinting(consumed, lines.consumerOnly()));
             }
@@ -125,18 +125,18 @@ final class DemoClient {
 
         /** The same consumer line, continuing its rate, without the producer's. */
         LiveLines consumerOnly() {
-            final LiveLines lines = new LiveLines(null, fetchLoop, out);
+            LiveLines lines = new LiveLines(null, fetchLoop, out);
             lines.previousConsume = previousConsume;
             return lines;
         }
 
         void print() throws InterruptedException {
             if (load != null) {
-                final Progress now = get(load.progress());
+                Progress now = get(load.progress());
                 out.println(ReportRenderer.liveLine(now, previousProduce));
                 previousProduce = now;
             }
-            final ConsumeProgress now = get(fetchLoop.progress());
+            ConsumeProgress now = get(fetchLoop.progress());
             out.println(ConsumeRenderer.liveLine(now, previousConsume));
             previousConsume = now;
             out.flush();
@@ -151,7 +151,7 @@ final class DemoClient {
             try {
                 return done.get(Math.max(0, nextLine - System.nanoTime()), TimeUnit.NANOSECONDS);
             } catch (TimeoutException timeForALine) {
-                final Progress now = get(load.progress());
+                Progress now = get(load.progress());
                 out.println(ReportRenderer.liveLine(now, previous));
                 out.flush();
                 previous = now;

@@ -21,7 +21,7 @@ record Endpoint(String host, int port) {
      * @throws IllegalArgumentException saying what is wrong with {@code value}
      */
     static Endpoint parse(String value) {
-        final int colon = value.lastIndexOf(':');
+        int colon = value.lastIndexOf(':');
         if (colon <= 0 || colon == value.length() - 1) {
             throw new IllegalArgumentException("expected HOST:PORT, e.g. localhost:9092, but was '" + value + "'");
         }

@@ -46,7 +46,7 @@ import org.slf4j.LoggerFactory;
  * onto it, and the futures they return complete there.
  */
 final class FetchLoop {
-    private static final Logger log = LoggerFactory.getLogger(FetchLoop.class);
+    private static final Logger LOG = LoggerFactory.getLogger(FetchLoop.class);
 
     private final KafkaConnection connection;
     private final Handshake.ConsumerSetup setup;
@@ -131,19 +131,19 @@ final class FetchLoop {
     }
 
     private void fetch(int partition) {
-        final PartitionState state = partitions.get(partition);
+        PartitionState state = partitions.get(partition);
         if (stopping || disconnect != null) {
             maybeFinish();
             return;
         }
         state.inFlight = true;
-        final long sentNanos = System.nanoTime();
+        long sentNanos = System.nanoTime();
         connection.send(fetchRequest(partition, state.nextOffset), true)
                 .whenComplete((response, failure) -> onAnswer(partition, sentNanos, response, failure));
     }
 
     private FetchRequest fetchRequest(int partition, long offset) {
-        final FetchTopic topic = setup.fetchByTopicId()
+        FetchTopic topic = setup.fetchByTopicId()
                 ? new FetchTopic().setTopicId(setup.topic().id())
                 : new FetchTopic().setTopic(setup.topic().name());
         topic.partitions().add(new FetchPartition()
@@ -153,7 +153,7 @@ final class FetchLoop {
                 .setLogStartOffset(-1)
                 .setCurrentLeaderEpoch(-1)
                 .setLastFetchedEpoch(-1));
-        final FetchRequestData data = new FetchRequestData()
+        FetchRequestData data = new FetchRequestData()
                 .setReplicaId(FetchRequest.CONSUMER_REPLICA_ID)
                 .setMaxWaitMs(options.maxWaitMs())
                 .setMinBytes(options.minBytes())
@@ -166,17 +166,17 @@ final class FetchLoop {
     }
 
     private void onAnswer(int partition, long sentNanos, AbstractResponse response, Throwable failure) {
-        final PartitionState state = partitions.get(partition);
+        PartitionState state = partitions.get(partition);
         state.inFlight = false;
         if (failure != null) {
             countError(failure instanceof KafkaConnection.ClosedException ? "disconnected" : "client error: " + failure.getClass().getSimpleName());
             maybeFinish();
             return;
         }
-        final FetchResponse fetch = (FetchResponse) response;
-        final Errors topLevel = Errors.forCode(fetch.data().errorCode());
-        final PartitionData data = onlyPartition(fetch);
-        final Errors error = topLevel != Errors.NONE ? topLevel : data == null ? Errors.UNKNOWN_SERVER_ERROR : Errors.forCode(data.errorCode());
+        FetchResponse fetch = (FetchResponse) response;
+        Errors topLevel = Errors.forCode(fetch.data().errorCode());
+        PartitionData data = onlyPartition(fetch);
+        Errors error = topLevel != Errors.NONE ? topLevel : data == null ? Errors.UNKNOWN_SERVER_ERROR : Errors.forCode(data.errorCode());
         if (error == Errors.OFFSET_OUT_OF_RANGE) {
             countError(error.name());
             resetToLogStart(partition);
@@ -199,8 +199,8 @@ final class FetchLoop {
     }
 
     private void read(PartitionState state, PartitionData data, long sentNanos) {
-        final long waitedNanos = System.nanoTime() - sentNanos;
-        final long nowMicros = WallClock.nowMicros();
+        long waitedNanos = System.nanoTime() - sentNanos;
+        long nowMicros = WallClock.nowMicros();
         long consumed = 0;
         for (RecordBatch batch : FetchResponse.recordsOrFail(data).batches()) {
             for (Record record : batch) {
@@ -234,17 +234,17 @@ final class FetchLoop {
     }
 
     private void resetToLogStart(int partition) {
-        final ListOffsetsRequest request = Handshake.listOffsets(setup.topic().name(), List.of(partition),
+        ListOffsetsRequest request = Handshake.listOffsets(setup.topic().name(), List.of(partition),
                 ListOffsetsRequest.EARLIEST_TIMESTAMP, setup.listOffsetsVersion());
         partitions.get(partition).inFlight = true;
         connection.send(request, true).whenComplete((response, failure) -> {
-            final PartitionState state = partitions.get(partition);
+            PartitionState state = partitions.get(partition);
             state.inFlight = false;
             if (failure == null) {
                 for (var topic : ((ListOffsetsResponse) response).topics()) {
                     for (ListOffsetsPartitionResponse answer : topic.partitions()) {
                         if (answer.errorCode() == Errors.NONE.code() && answer.offset() >= 0) {
-                            log.info("{}-{}: offset {} is gone; reading on from the log start, {}", setup.topic().name(), partition,
+                            LOG.info("{}-{}: offset {} is gone; reading on from the log start, {}", setup.topic().name(), partition,
                                     state.nextOffset, answer.offset());
                             state.nextOffset = answer.offset();
                         }
@@ -275,7 +275,7 @@ final class FetchLoop {
             return;
         }
         finished = true;
-        final Map<Integer, Long> nextOffsets = new TreeMap<>();
+        Map<Integer, Long> nextOffsets = new TreeMap<>();
         partitions.forEach((partition, state) -> nextOffsets.put(partition, state.nextOffset));
         done.complete(new ConsumeReport(options, setup, System.nanoTime() - startNanos, records, bytes, fetchesWithData,
                 fetchesEmptyAtMaxWait, fetchesEmptyEarly, Collections.unmodifiableMap(new TreeMap<>(errors)), endToEndMicros.copy(),

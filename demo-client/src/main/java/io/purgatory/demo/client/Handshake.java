@@ -93,11 +93,11 @@ final class Handshake {
      *     or the connection closed
      */
     static Result perform(KafkaConnection connection, String topic, long timeoutMs) throws ClientException, InterruptedException {
-        final Endpoint broker = connection.endpoint();
-        final ApiVersionsResponseData versions = apiVersions(connection, timeoutMs);
-        final short metadataVersion = negotiate(versions, ApiKeys.METADATA, MIN_METADATA_VERSION, broker);
-        final short produceVersion = negotiate(versions, ApiKeys.PRODUCE, ApiKeys.PRODUCE.oldestVersion(), broker);
-        final TopicMetadata metadata = metadata(connection, topic, metadataVersion, timeoutMs);
+        Endpoint broker = connection.endpoint();
+        ApiVersionsResponseData versions = apiVersions(connection, timeoutMs);
+        short metadataVersion = negotiate(versions, ApiKeys.METADATA, MIN_METADATA_VERSION, broker);
+        short produceVersion = negotiate(versions, ApiKeys.PRODUCE, ApiKeys.PRODUCE.oldestVersion(), broker);
+        TopicMetadata metadata = metadata(connection, topic, metadataVersion, timeoutMs);
         if (produceVersion >= FIRST_PRODUCE_VERSION_BY_TOPIC_ID && Uuid.ZERO_UUID.equals(metadata.id())) {
             throw new ClientException("Produce v" + produceVersion + " addresses topics by id, but Metadata v" + metadataVersion
                     + " from " + broker + " gave topic '" + topic + "' no id");
@@ -114,23 +114,23 @@ final class Handshake {
      */
     static ConsumerSetup performForConsumer(KafkaConnection connection, String topic, boolean fromEarliest, long timeoutMs)
             throws ClientException, InterruptedException {
-        final Endpoint broker = connection.endpoint();
-        final ApiVersionsResponseData versions = apiVersions(connection, timeoutMs);
-        final short metadataVersion = negotiate(versions, ApiKeys.METADATA, MIN_METADATA_VERSION, broker);
-        final short fetchVersion = negotiate(versions, ApiKeys.FETCH, ApiKeys.FETCH.oldestVersion(), broker);
-        final short listOffsetsVersion = negotiate(versions, ApiKeys.LIST_OFFSETS, ApiKeys.LIST_OFFSETS.oldestVersion(), broker);
-        final TopicMetadata metadata = metadata(connection, topic, metadataVersion, timeoutMs);
+        Endpoint broker = connection.endpoint();
+        ApiVersionsResponseData versions = apiVersions(connection, timeoutMs);
+        short metadataVersion = negotiate(versions, ApiKeys.METADATA, MIN_METADATA_VERSION, broker);
+        short fetchVersion = negotiate(versions, ApiKeys.FETCH, ApiKeys.FETCH.oldestVersion(), broker);
+        short listOffsetsVersion = negotiate(versions, ApiKeys.LIST_OFFSETS, ApiKeys.LIST_OFFSETS.oldestVersion(), broker);
+        TopicMetadata metadata = metadata(connection, topic, metadataVersion, timeoutMs);
         if (fetchVersion >= FIRST_FETCH_VERSION_BY_TOPIC_ID && Uuid.ZERO_UUID.equals(metadata.id())) {
             throw new ClientException("Fetch v" + fetchVersion + " addresses topics by id, but Metadata v" + metadataVersion
                     + " from " + broker + " gave topic '" + topic + "' no id");
         }
-        final long timestamp = fromEarliest ? ListOffsetsRequest.EARLIEST_TIMESTAMP : ListOffsetsRequest.LATEST_TIMESTAMP;
-        final ListOffsetsResponse offsets = (ListOffsetsResponse) call(connection,
+        long timestamp = fromEarliest ? ListOffsetsRequest.EARLIEST_TIMESTAMP : ListOffsetsRequest.LATEST_TIMESTAMP;
+        ListOffsetsResponse offsets = (ListOffsetsResponse) call(connection,
                 listOffsets(topic, metadata.partitions(), timestamp, listOffsetsVersion), timeoutMs);
-        final Map<Integer, Long> startOffsets = new TreeMap<>();
+        Map<Integer, Long> startOffsets = new TreeMap<>();
         for (ListOffsetsTopicResponse topicResponse : offsets.topics()) {
             for (ListOffsetsPartitionResponse partition : topicResponse.partitions()) {
-                final Errors error = Errors.forCode(partition.errorCode());
+                Errors error = Errors.forCode(partition.errorCode());
                 if (error != Errors.NONE || partition.offset() < 0) {
                     throw new ClientException("ListOffsets for " + topic + "-" + partition.partitionIndex() + " from " + broker
                             + " failed: " + error.name());
@@ -146,7 +146,7 @@ final class Handshake {
 
     /** A consumer's ListOffsets request for {@code timestamp} (or EARLIEST/LATEST) on each of {@code partitions}. */
     static ListOffsetsRequest listOffsets(String topic, List<Integer> partitions, long timestamp, short version) {
-        final List<ListOffsetsPartition> wanted = partitions.stream()
+        List<ListOffsetsPartition> wanted = partitions.stream()
                 .map(partition -> new ListOffsetsPartition().setPartitionIndex(partition).setTimestamp(timestamp))
                 .toList();
         return ListOffsetsRequest.Builder.forConsumer(false, IsolationLevel.READ_UNCOMMITTED)
@@ -159,12 +159,12 @@ final class Handshake {
      * kafka-clients' latest) and the broker speak.
      */
     static short negotiate(ApiVersionsResponseData brokerVersions, ApiKeys api, short ourOldest, Endpoint broker) throws ClientException {
-        final ApiVersion theirs = brokerVersions.apiKeys().find(api.id);
+        ApiVersion theirs = brokerVersions.apiKeys().find(api.id);
         if (theirs == null) {
             throw new ClientException(broker + " does not support " + api.name + " (its ApiVersions response does not list it)");
         }
-        final short ourLatest = api.latestVersion();
-        final short version = (short) Math.min(ourLatest, theirs.maxVersion());
+        short ourLatest = api.latestVersion();
+        short version = (short) Math.min(ourLatest, theirs.maxVersion());
         if (version < Math.max(ourOldest, theirs.minVersion())) {
             throw new ClientException("no common " + api.name + " version with " + broker + ": it speaks v" + theirs.minVersion()
                     + "-v" + theirs.maxVersion() + ", this client v" + ourOldest + "-v" + ourLatest);
@@ -173,18 +173,18 @@ final class Handshake {
     }
 
     private static ApiVersionsResponseData apiVersions(KafkaConnection connection, long timeoutMs) throws ClientException, InterruptedException {
-        final ApiVersionsRequestData data = new ApiVersionsRequestData()
+        ApiVersionsRequestData data = new ApiVersionsRequestData()
                 .setClientSoftwareName(CLIENT_SOFTWARE_NAME)
                 .setClientSoftwareVersion(CLIENT_SOFTWARE_VERSION);
         short version = ApiKeys.API_VERSIONS.latestVersion();
         for (int attempt = 1; ; attempt++) {
-            final ApiVersionsRequest request = new ApiVersionsRequest.Builder(data, version, version).build(version);
-            final ApiVersionsResponseData response = ((ApiVersionsResponse) call(connection, request, timeoutMs)).data();
-            final Errors error = Errors.forCode(response.errorCode());
+            ApiVersionsRequest request = new ApiVersionsRequest.Builder(data, version, version).build(version);
+            ApiVersionsResponseData response = ((ApiVersionsResponse) call(connection, request, timeoutMs)).data();
+            Errors error = Errors.forCode(response.errorCode());
             if (error == Errors.NONE) {
                 return response;
             }
-            final ApiVersion theirs = response.apiKeys().find(ApiKeys.API_VERSIONS.id);
+            ApiVersion theirs = response.apiKeys().find(ApiKeys.API_VERSIONS.id);
             if (error == Errors.UNSUPPORTED_VERSION && attempt == 1 && theirs != null && theirs.maxVersion() < version) {
                 version = theirs.maxVersion();
                 continue;
@@ -195,19 +195,19 @@ final class Handshake {
 
     private static TopicMetadata metadata(KafkaConnection connection, String topic, short version, long timeoutMs)
             throws ClientException, InterruptedException {
-        final Endpoint broker = connection.endpoint();
+        Endpoint broker = connection.endpoint();
         final MetadataRequest request;
         try {
             request = new MetadataRequest.Builder(List.of(topic), false).build(version);
         } catch (UnsupportedVersionException e) {
             throw new ClientException("cannot build Metadata v" + version + " for " + broker + ": " + e.getMessage(), e);
         }
-        final MetadataResponse response = (MetadataResponse) call(connection, request, timeoutMs);
-        final MetadataResponseTopic described = response.data().topics().find(topic);
+        MetadataResponse response = (MetadataResponse) call(connection, request, timeoutMs);
+        MetadataResponseTopic described = response.data().topics().find(topic);
         if (described == null) {
             throw new ClientException("the Metadata response from " + broker + " does not mention topic '" + topic + "'");
         }
-        final Errors error = Errors.forCode(described.errorCode());
+        Errors error = Errors.forCode(described.errorCode());
         if (error == Errors.UNKNOWN_TOPIC_OR_PARTITION) {
             throw new ClientException("topic '" + topic + "' does not exist on " + broker + " (" + error.name() + ")");
         }
@@ -217,7 +217,7 @@ final class Handshake {
         if (described.partitions().isEmpty()) {
             throw new ClientException("topic '" + topic + "' on " + broker + " has no partitions");
         }
-        final List<Integer> partitions = described.partitions().stream()
+        List<Integer> partitions = described.partitions().stream()
                 .map(MetadataResponsePartition::partitionIndex)
                 .sorted()
                 .toList();
@@ -226,14 +226,14 @@ final class Handshake {
 
     private static AbstractResponse call(KafkaConnection connection, AbstractRequest request, long timeoutMs)
             throws ClientException, InterruptedException {
-        final String what = request.apiKey().name;
-        final CompletableFuture<AbstractResponse> response = connection.send(request, true);
+        String what = request.apiKey().name;
+        CompletableFuture<AbstractResponse> response = connection.send(request, true);
         try {
             return response.get(timeoutMs, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             throw new ClientException("no " + what + " response from " + connection.endpoint() + " within " + timeoutMs + " ms");
         } catch (ExecutionException e) {
-            final Throwable cause = e.getCause();
+            Throwable cause = e.getCause();
             if (cause instanceof KafkaConnection.ClosedException) {
                 throw new ClientException("lost the connection to " + connection.endpoint() + " during " + what + " (" + cause.getMessage() + ")",
                         cause);

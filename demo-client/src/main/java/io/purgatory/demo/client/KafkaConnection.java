@@ -46,7 +46,7 @@ import org.slf4j.LoggerFactory;
  * reason. Response futures complete on the event loop, so their callbacks run there.
  */
 final class KafkaConnection implements AutoCloseable {
-    private static final Logger log = LoggerFactory.getLogger(KafkaConnection.class);
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaConnection.class);
 
     /** Largest response frame accepted; a produce response for one partition is tens of bytes. */
     static final int MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
@@ -73,8 +73,8 @@ final class KafkaConnection implements AutoCloseable {
      */
     static KafkaConnection open(EventLoopGroup group, Endpoint endpoint, int connectTimeoutMs, String clientId)
             throws ClientException, InterruptedException {
-        final KafkaConnection connection = new KafkaConnection(endpoint, clientId);
-        final ChannelFuture connect = new Bootstrap()
+        KafkaConnection connection = new KafkaConnection(endpoint, clientId);
+        ChannelFuture connect = new Bootstrap()
                 .group(group)
                 .channel(NioSocketChannel.class)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMs)
@@ -95,7 +95,7 @@ final class KafkaConnection implements AutoCloseable {
                     connect.cause());
         }
         connection.channel = connect.channel();
-        log.debug("connected to {} from {}", endpoint, connection.channel.localAddress());
+        LOG.debug("connected to {} from {}", endpoint, connection.channel.localAddress());
         return connection;
     }
 
@@ -114,8 +114,8 @@ final class KafkaConnection implements AutoCloseable {
      * first. The request is written before this returns when called on the event loop.
      */
     CompletableFuture<AbstractResponse> send(AbstractRequest request, boolean expectResponse) {
-        final CompletableFuture<AbstractResponse> result = new CompletableFuture<>();
-        final EventLoop loop = channel.eventLoop();
+        CompletableFuture<AbstractResponse> result = new CompletableFuture<>();
+        EventLoop loop = channel.eventLoop();
         if (loop.inEventLoop()) {
             write(request, expectResponse, result);
         } else {
@@ -149,7 +149,7 @@ final class KafkaConnection implements AutoCloseable {
             result.completeExceptionally(new ClosedException(closeReason != null ? closeReason : "the connection is closed"));
             return;
         }
-        final RequestHeader header = new RequestHeader(request.apiKey(), request.version(), clientId, nextCorrelationId++);
+        RequestHeader header = new RequestHeader(request.apiKey(), request.version(), clientId, nextCorrelationId++);
         final ByteBuffer bytes;
         try {
             bytes = request.serializeWithHeader(header);
@@ -184,10 +184,10 @@ final class KafkaConnection implements AutoCloseable {
         if (cause instanceof ConnectTimeoutException) {
             return "connect timed out after " + connectTimeoutMs + " ms";
         }
-        final String message = message(cause);
+        String message = message(cause);
         if (cause instanceof ConnectException) {
             // Netty appends ": host/address:port" to the JDK's message; the address is already in our line
-            final int annotation = message.indexOf(": ");
+            int annotation = message.indexOf(": ");
             return annotation > 0 ? message.substring(0, annotation) : message;
         }
         return message;
@@ -212,7 +212,7 @@ final class KafkaConnection implements AutoCloseable {
     private final class Handler extends SimpleChannelInboundHandler<ByteBuf> {
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, ByteBuf frame) {
-            final Awaiting head = awaiting.poll();
+            Awaiting head = awaiting.poll();
             if (head == null) {
                 closeWith(ctx.channel(), "protocol error: a response arrived with no request awaiting one");
                 return;
@@ -234,9 +234,9 @@ final class KafkaConnection implements AutoCloseable {
             if (closeReason == null) {
                 closeReason = "closed by the broker";
             }
-            log.debug("connection to {} closed ({}) with {} request(s) awaiting a response", endpoint, closeReason, awaiting.size());
+            LOG.debug("connection to {} closed ({}) with {} request(s) awaiting a response", endpoint, closeReason, awaiting.size());
             closed.complete(closeReason); // first, so its callbacks still see the requests in flight
-            final ClosedException closedException = new ClosedException(closeReason);
+            ClosedException closedException = new ClosedException(closeReason);
             for (Awaiting pending = awaiting.poll(); pending != null; pending = awaiting.poll()) {
                 pending.result().completeExceptionally(closedException);
             }
@@ -244,7 +244,7 @@ final class KafkaConnection implements AutoCloseable {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            log.debug("connection to {} failed", endpoint, cause);
+            LOG.debug("connection to {} failed", endpoint, cause);
             closeWith(ctx.channel(), cause instanceof IOException ? message(cause) : "protocol error: " + message(cause));
         }
     }

@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * there.
  */
 final class LoadGenerator {
-    private static final Logger log = LoggerFactory.getLogger(LoadGenerator.class);
+    private static final Logger LOG = LoggerFactory.getLogger(LoadGenerator.class);
 
     /**
      * How far behind schedule the pacer may be and still catch up: enough for a late timer or the
@@ -108,10 +108,10 @@ final class LoadGenerator {
         if (finished || disconnect != null) {
             return;
         }
-        final long now = System.nanoTime();
+        long now = System.nanoTime();
         while (issued < options.requests() && stats.inFlight() < options.concurrency() && disconnect == null) {
             if (intervalNanos > 0) {
-                final long untilDue = nextDueNanos - now;
+                long untilDue = nextDueNanos - now;
                 if (untilDue > 0) {
                     wakeAfter(untilDue);
                     return;
@@ -124,9 +124,9 @@ final class LoadGenerator {
     }
 
     private void sendNext() {
-        final InFlight request = new InFlight();
-        final boolean expectResponse = options.expectsResponses();
-        final ProduceRequest produce = requests.build(issued++);
+        InFlight request = new InFlight();
+        boolean expectResponse = options.expectsResponses();
+        ProduceRequest produce = requests.build(issued++);
         stats.onSent();
         if (expectResponse) {
             request.deadline = loop.schedule(() -> settle(request, Outcome.NO_RESPONSE), options.responseDeadlineMs(), TimeUnit.MILLISECONDS);
@@ -179,7 +179,7 @@ final class LoadGenerator {
         if (finished) {
             return; // we closed it after the run
         }
-        log.debug("connection lost mid-run ({}) with {} request(s) in flight, {} not sent", reason, stats.inFlight(),
+        LOG.debug("connection lost mid-run ({}) with {} request(s) in flight, {} not sent", reason, stats.inFlight(),
                 options.requests() - issued);
         disconnect = new RunReport.Disconnect(reason, stats.inFlight());
         maybeFinish();

@@ -49,20 +49,20 @@ final class ProduceRequests {
     }
 
     ProduceRequest build(int index) {
-        final long nowMicros = WallClock.nowMicros();
-        final Header sentAt = new RecordHeader(SENT_AT_HEADER, ByteBuffer.allocate(Long.BYTES).putLong(0, nowMicros).array());
-        final MemoryRecords records = MemoryRecords.withRecords(Compression.NONE,
+        long nowMicros = WallClock.nowMicros();
+        Header sentAt = new RecordHeader(SENT_AT_HEADER, ByteBuffer.allocate(Long.BYTES).putLong(0, nowMicros).array());
+        MemoryRecords records = MemoryRecords.withRecords(Compression.NONE,
                 new SimpleRecord(nowMicros / 1000, null, value, new Header[] {sentAt}));
-        final TopicProduceData topicData = new TopicProduceData()
+        TopicProduceData topicData = new TopicProduceData()
                 .setPartitionData(List.of(new PartitionProduceData().setIndex(partitionOf(index)).setRecords(records)));
         if (setup.produceByTopicId()) {
             topicData.setTopicId(setup.topic().id());
         } else {
             topicData.setName(topic);
         }
-        final ProduceRequestData data = new ProduceRequestData().setAcks(acks).setTimeoutMs(timeoutMs);
+        ProduceRequestData data = new ProduceRequestData().setAcks(acks).setTimeoutMs(timeoutMs);
         data.topicData().add(topicData);
-        final short version = setup.produceVersion();
+        short version = setup.produceVersion();
         return new ProduceRequest.Builder(version, version, data).build(version);
     }
 }

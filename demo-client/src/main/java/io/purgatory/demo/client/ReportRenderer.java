@@ -27,7 +27,7 @@ final class ReportRenderer {
 
     /** The line printed once the handshake is done, before the load. */
     static String startLine(ClientOptions options, Handshake.Result setup) {
-        final String pace = options.rate() > 0 ? number(options.rate()) + " requests/s" : "as fast as possible";
+        String pace = options.rate() > 0 ? number(options.rate()) + " requests/s" : "as fast as possible";
         return String.format(Locale.ROOT, "demo-client: %d produce requests to '%s' (%d partitions) on %s: acks=%d, timeout %d ms, %s,"
                         + " at most %d in flight, %d-byte records (Produce v%d, Metadata v%d)",
                 options.requests(), setup.topic().name(), setup.topic().partitions().size(), options.bootstrap(), options.acks(),
@@ -36,25 +36,25 @@ final class ReportRenderer {
 
     /** One live line: the counters now, and the send rate since {@code previous}. */
     static String liveLine(Progress now, Progress previous) {
-        final long nanos = now.elapsedNanos() - previous.elapsedNanos();
-        final double rate = nanos > 0 ? (now.sent() - previous.sent()) * 1e9 / nanos : 0;
+        long nanos = now.elapsedNanos() - previous.elapsedNanos();
+        double rate = nanos > 0 ? (now.sent() - previous.sent()) * 1e9 / nanos : 0;
         return String.format(Locale.ROOT, "[%6.1fs] sent %6d  acked %6d  timed out %6d  other errors %5d  in flight %5d  rate %6.0f req/s",
                 now.elapsedNanos() / 1e9, now.sent(), now.acked(), now.timedOut(), now.otherErrors(), now.inFlight(), rate);
     }
 
     /** The final summary: totals, a percentile table per outcome, and the text histogram. */
     static String summary(RunReport report) {
-        final StringBuilder out = new StringBuilder();
-        final double sendingSeconds = report.sendingNanos() / 1e9;
+        StringBuilder out = new StringBuilder();
+        double sendingSeconds = report.sendingNanos() / 1e9;
         // n sends at a steady rate span n - 1 intervals
-        final String sendRate = report.sent() > 1 && report.sendingNanos() > 0
+        String sendRate = report.sent() > 1 && report.sendingNanos() > 0
                 ? String.format(Locale.ROOT, " (%.1f requests/s)", (report.sent() - 1) / sendingSeconds)
                 : "";
         out.append(String.format(Locale.ROOT, "%nSummary: %d of %d requests sent in %.2f s%s, last outcome after %.2f s; acks=%d, timeout %d ms%n",
                 report.sent(), report.options().requests(), sendingSeconds, sendRate, report.elapsedNanos() / 1e9,
                 report.options().acks(), report.options().timeoutMs()));
 
-        final List<String[]> rows = new ArrayList<>();
+        List<String[]> rows = new ArrayList<>();
         rows.add(new String[] {"outcome", "count", "min", "p50", "p90", "p99", "p99.9", "max"});
         for (RunReport.OutcomeSummary summary : report.outcomes()) {
             rows.add(row(summary.outcome().label(), summary));
@@ -74,19 +74,19 @@ final class ReportRenderer {
      * per outcome, scaled so the fullest row is {@link #BAR_WIDTH} wide.
      */
     static String histogram(List<RunReport.OutcomeSummary> outcomes) {
-        final Map<Outcome, Character> symbols = symbols(outcomes);
+        Map<Outcome, Character> symbols = symbols(outcomes);
         if (symbols.isEmpty()) {
             return "Latency histogram: no latencies (no request got a response)" + System.lineSeparator();
         }
         // bucket -> outcome -> count
-        final TreeMap<Integer, Map<Outcome, Long>> buckets = new TreeMap<>();
+        TreeMap<Integer, Map<Outcome, Long>> buckets = new TreeMap<>();
         for (RunReport.OutcomeSummary summary : outcomes) {
-            final Histogram latencies = summary.latenciesMicros();
+            Histogram latencies = summary.latenciesMicros();
             if (latencies == null) {
                 continue;
             }
             for (HistogramIterationValue value : latencies.recordedValues()) {
-                final int bucket = bucketOf(latencies.lowestEquivalentValue(value.getValueIteratedTo()));
+                int bucket = bucketOf(latencies.lowestEquivalentValue(value.getValueIteratedTo()));
                 buckets.computeIfAbsent(bucket, b -> new LinkedHashMap<>())
                         .merge(summary.outcome(), value.getCountAtValueIteratedTo(), Long::sum);
             }
@@ -95,13 +95,13 @@ final class ReportRenderer {
         for (Map<Outcome, Long> counts : buckets.values()) {
             fullest = Math.max(fullest, counts.values().stream().mapToLong(Long::longValue).sum());
         }
-        final int labelWidth = bucketLabel(buckets.lastKey()).length();
+        int labelWidth = bucketLabel(buckets.lastKey()).length();
 
-        final StringBuilder out = new StringBuilder("Latency histogram (ms, log2 buckets):");
+        StringBuilder out = new StringBuilder("Latency histogram (ms, log2 buckets):");
         symbols.forEach((outcome, symbol) -> out.append("  ").append(symbol).append(' ').append(outcome.label()));
         out.append(System.lineSeparator());
         for (int bucket = buckets.firstKey(); bucket <= buckets.lastKey(); bucket++) {
-            final Map<Outcome, Long> counts = buckets.getOrDefault(bucket, Map.of());
+            Map<Outcome, Long> counts = buckets.getOrDefault(bucket, Map.of());
             out.append(String.format(Locale.ROOT, "  %" + labelWidth + "s |%-" + BAR_WIDTH + "s| %s%n",
                     bucketLabel(bucket), bar(counts, symbols, fullest), countsText(counts, symbols)));
         }
@@ -114,7 +114,7 @@ final class ReportRenderer {
      */
     // Visible for testing
     static int bucketOf(long micros) {
-        final long ms = micros / 1000;
+        long ms = micros / 1000;
         return ms == 0 ? 0 : Long.SIZE - Long.numberOfLeadingZeros(ms);
     }
 
@@ -128,8 +128,8 @@ final class ReportRenderer {
      * exact min and max so that no percentile reads above the max), exact max.
      */
     private static String[] row(String label, RunReport.OutcomeSummary summary) {
-        final Histogram micros = summary.latenciesMicros();
-        final String[] row = new String[3 + PERCENTILES.length + 1];
+        Histogram micros = summary.latenciesMicros();
+        String[] row = new String[3 + PERCENTILES.length + 1];
         row[0] = label;
         row[1] = Long.toString(summary.count());
         row[2] = micros == null ? "-" : millis(summary.minMicros());
@@ -143,14 +143,14 @@ final class ReportRenderer {
 
     /** First column left-aligned, the others right-aligned, each as wide as its widest cell. */
     private static void appendTable(StringBuilder out, List<String[]> rows) {
-        final int[] widths = new int[rows.get(0).length];
+        int[] widths = new int[rows.get(0).length];
         for (String[] row : rows) {
             for (int i = 0; i < row.length; i++) {
                 widths[i] = Math.max(widths[i], row[i].length());
             }
         }
         for (String[] row : rows) {
-            final StringBuilder line = new StringBuilder("  ");
+            StringBuilder line = new StringBuilder("  ");
             line.append(row[0]).append(" ".repeat(widths[0] - row[0].length()));
             for (int i = 1; i < row.length; i++) {
                 line.append("  ").append(" ".repeat(widths[i] - row[i].length())).append(row[i]);
@@ -161,13 +161,13 @@ final class ReportRenderer {
 
     /** A bar character for each outcome with latencies, in report order. */
     private static Map<Outcome, Character> symbols(List<RunReport.OutcomeSummary> outcomes) {
-        final Map<Outcome, Character> symbols = new LinkedHashMap<>();
+        Map<Outcome, Character> symbols = new LinkedHashMap<>();
         int nextError = 0;
         for (RunReport.OutcomeSummary summary : outcomes) {
             if (summary.latenciesMicros() == null) {
                 continue;
             }
-            final char symbol = switch (summary.outcome().kind()) {
+            char symbol = switch (summary.outcome().kind()) {
                 case ACKED -> '#';
                 case TIMED_OUT -> 'x';
                 case NO_RESPONSE -> '?';
@@ -181,36 +181,36 @@ final class ReportRenderer {
 
     /** A segment per outcome, at least one character for a non-zero count, at most BAR_WIDTH in all. */
     private static String bar(Map<Outcome, Long> counts, Map<Outcome, Character> symbols, long fullest) {
-        final Map<Outcome, Integer> lengths = new LinkedHashMap<>();
+        Map<Outcome, Integer> lengths = new LinkedHashMap<>();
         int total = 0;
         for (Outcome outcome : symbols.keySet()) {
-            final long count = counts.getOrDefault(outcome, 0L);
+            long count = counts.getOrDefault(outcome, 0L);
             if (count > 0) {
-                final int length = (int) Math.max(1, Math.round((double) count * BAR_WIDTH / fullest));
+                int length = (int) Math.max(1, Math.round((double) count * BAR_WIDTH / fullest));
                 lengths.put(outcome, length);
                 total += length;
             }
         }
         while (total > BAR_WIDTH) { // rounding up several small segments can overflow the row
-            final Outcome longest = lengths.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
+            Outcome longest = lengths.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
             lengths.merge(longest, -1, Integer::sum);
             total--;
         }
-        final StringBuilder bar = new StringBuilder(total);
+        StringBuilder bar = new StringBuilder(total);
         lengths.forEach((outcome, length) -> bar.append(String.valueOf(symbols.get(outcome)).repeat(length)));
         return bar.toString();
     }
 
     /** "1390", or "405 (400 # 5 x)" when the row mixes outcomes. */
     private static String countsText(Map<Outcome, Long> counts, Map<Outcome, Character> symbols) {
-        final long total = counts.values().stream().mapToLong(Long::longValue).sum();
+        long total = counts.values().stream().mapToLong(Long::longValue).sum();
         if (counts.size() <= 1) {
             return Long.toString(total);
         }
-        final StringBuilder text = new StringBuilder().append(total).append(" (");
+        StringBuilder text = new StringBuilder().append(total).append(" (");
         String separator = "";
         for (Map.Entry<Outcome, Character> entry : symbols.entrySet()) {
-            final Long count = counts.get(entry.getKey());
+            Long count = counts.get(entry.getKey());
             if (count != null) {
                 text.append(separator).append(count).append(' ').append(entry.getValue());
                 separator = " ";
@@ -225,8 +225,8 @@ final class ReportRenderer {
      */
     // Visible for testing
     static String millis(long micros) {
-        final double ms = micros / 1000.0;
-        final String format = ms < 10 ? "%.2f" : ms < 100 ? "%.1f" : "%.0f";
+        double ms = micros / 1000.0;
+        String format = ms < 10 ? "%.2f" : ms < 100 ? "%.1f" : "%.0f";
         return String.format(Locale.ROOT, format, ms);
     }
 

@@ -53,8 +53,8 @@ final class RunStats {
         long timedOut = 0;
         long otherErrors = 0;
         for (Map.Entry<Outcome, Tally> entry : tallies.entrySet()) {
-            final Outcome outcome = entry.getKey();
-            final long count = entry.getValue().count;
+            Outcome outcome = entry.getKey();
+            long count = entry.getValue().count;
             if (outcome.kind() == Outcome.Kind.ACKED) {
                 acked += count;
             } else if (outcome.kind() == Outcome.Kind.TIMED_OUT) {
@@ -68,7 +68,7 @@ final class RunStats {
 
     /** Copies of every outcome's count and latencies, in report order. */
     List<RunReport.OutcomeSummary> summaries() {
-        final List<RunReport.OutcomeSummary> summaries = new ArrayList<>(tallies.size());
+        List<RunReport.OutcomeSummary> summaries = new ArrayList<>(tallies.size());
         tallies.forEach((outcome, tally) -> summaries.add(tally.latenciesMicros == null
                 ? RunReport.OutcomeSummary.withoutLatencies(outcome, tally.count)
                 : new RunReport.OutcomeSummary(outcome, tally.count, tally.latenciesMicros.copy(), tally.minMicros, tally.maxMicros)));

@@ -11,7 +11,7 @@ final class WallClock {
     }
 
     static long nowMicros() {
-        final Instant now = Instant.now();
+        Instant now = Instant.now();
         return now.getEpochSecond() * 1_000_000 + now.getNano() / 1_000;
     }
 }

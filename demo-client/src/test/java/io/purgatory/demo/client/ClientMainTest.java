@@ -40,7 +40,7 @@ class ClientMainTest {
     void healthyBrokerAcksEveryRequestAndSpreadsThemOverThePartitions() throws Exception {
         broker = DemoBroker.start(BrokerConfig.builder().port(0).topic("demo", 3).build());
 
-        final Execution run = Execution.of("--bootstrap", bootstrap(), "--requests", "30", "--rate", "0", "--timeout-ms", "5000");
+        Execution run = Execution.of("--bootstrap", bootstrap(), "--requests", "30", "--rate", "0", "--timeout-ms", "5000");
 
         assertEquals(0, run.exitCode(), run::toString);
         assertEquals("", run.err(), run::toString);
@@ -59,9 +59,9 @@ class ClientMainTest {
     void stalledReplicaTimesOutAcksAllButNotAcksOne() throws Exception {
         broker = DemoBroker.start(BrokerConfig.builder().port(0).followers(2).stallReplica(2).build());
 
-        final Execution all = Execution.of("--bootstrap", bootstrap(), "--requests", "10", "--rate", "0", "--timeout-ms", "200",
+        Execution all = Execution.of("--bootstrap", bootstrap(), "--requests", "10", "--rate", "0", "--timeout-ms", "200",
                 "--acks", "all");
-        final Execution one = Execution.of("--bootstrap", bootstrap(), "--requests", "10", "--rate", "0", "--timeout-ms", "200",
+        Execution one = Execution.of("--bootstrap", bootstrap(), "--requests", "10", "--rate", "0", "--timeout-ms", "200",
                 "--acks", "1");
 
         assertEquals(0, all.exitCode(), "timeouts are an expected outcome: " + all);
@@ -78,7 +78,7 @@ class ClientMainTest {
             port = socket.getLocalPort();
         }
 
-        final Execution run = Execution.of("--bootstrap", "localhost:" + port, "--requests", "5");
+        Execution run = Execution.of("--bootstrap", "localhost:" + port, "--requests", "5");
 
         assertEquals(1, run.exitCode(), run::toString);
         assertEquals(List.of("demo-client: cannot connect to localhost:" + port + ": Connection refused"), run.errLines(), run::toString);
@@ -89,7 +89,7 @@ class ClientMainTest {
     void unknownTopicIsOneLineOnStderrAndExitOne() throws Exception {
         broker = DemoBroker.start(BrokerConfig.builder().port(0).build());
 
-        final Execution run = Execution.of("--bootstrap", bootstrap(), "--topic", "nope", "--requests", "5");
+        Execution run = Execution.of("--bootstrap", bootstrap(), "--topic", "nope", "--requests", "5");
 
         assertEquals(1, run.exitCode(), run::toString);
         assertEquals(List.of("demo-client: topic 'nope' does not exist on " + bootstrap() + " (UNKNOWN_TOPIC_OR_PARTITION)"), run.errLines(),
@@ -100,14 +100,14 @@ class ClientMainTest {
     @Test
     void brokerShuttingDownMidRunIsReportedWithTheSummarySoFar() throws Exception {
         broker = DemoBroker.start(BrokerConfig.builder().port(0).stallReplica(2).build());
-        final CompletableFuture<Execution> running = CompletableFuture.supplyAsync(() -> Execution.of(
+        CompletableFuture<Execution> running = CompletableFuture.supplyAsync(() -> Execution.of(
                 "--bootstrap", bootstrap(), "--requests", "100000", "--rate", "100", "--timeout-ms", "60000"));
 
         await().atMost(Duration.ofSeconds(10)).until(() -> broker.producePurgatoryMetrics().delayed() >= 3);
         broker.close(); // answers the parked produces (NOT_LEADER_OR_FOLLOWER), then closes the connection
         await().atMost(Duration.ofSeconds(20)).until(running::isDone);
 
-        final Execution run = running.get();
+        Execution run = running.get();
         assertEquals(1, run.exitCode(), run::toString);
         assertEquals(1, run.errLines().size(), run::toString);
         // the client may notice the close on a read, or first on a write racing it
@@ -120,8 +120,8 @@ class ClientMainTest {
 
     @Test
     void invalidOptionsAreRefusedWithTheReason() {
-        final Execution acks = Execution.of("--acks", "2");
-        final Execution requests = Execution.of("--requests", "0");
+        Execution acks = Execution.of("--acks", "2");
+        Execution requests = Execution.of("--requests", "0");
 
         assertEquals(2, acks.exitCode(), acks::toString);
         assertEquals(List.of("demo-client: Invalid value for option '--acks': expected -1 (or all), 1 or 0, but was '2'",
@@ -133,7 +133,7 @@ class ClientMainTest {
 
     @Test
     void helpDescribesTheOutcomes() {
-        final Execution help = Execution.of("--help");
+        Execution help = Execution.of("--help");
 
         assertEquals(0, help.exitCode());
         for (String outcome : List.of("acked", "timed out", "other errors", "no response", "disconnected", "sent")) {
@@ -144,13 +144,13 @@ class ClientMainTest {
 
     @Test
     void docsDemoMdGivesTheCommandLinesDefaults() throws IOException {
-        final String docs = Files.readString(Path.of("..", "docs", "demo.md"));
-        final String section = docs.substring(docs.indexOf("## demo-client"));
-        final Matcher row = Pattern.compile("^\\| `(--[a-z-]+)[^`]*` \\| `?([^`|]*?)`? \\|", Pattern.MULTILINE).matcher(section);
-        final CommandSpec spec = ClientMain.commandLine().getCommandSpec();
+        String docs = Files.readString(Path.of("..", "docs", "demo.md"));
+        String section = docs.substring(docs.indexOf("## demo-client"));
+        Matcher row = Pattern.compile("^\\| `(--[a-z-]+)[^`]*` \\| `?([^`|]*?)`? \\|", Pattern.MULTILINE).matcher(section);
+        CommandSpec spec = ClientMain.commandLine().getCommandSpec();
         int rows = 0;
         while (row.find()) {
-            final OptionSpec option = spec.findOption(row.group(1));
+            OptionSpec option = spec.findOption(row.group(1));
             assertNotNull(option, "docs/demo.md documents " + row.group(1) + ", which demo-client does not have");
             assertEquals(option.defaultValue(), row.group(2), "the default of " + row.group(1) + " in docs/demo.md");
             rows++;
@@ -160,7 +160,7 @@ class ClientMainTest {
 
     @Test
     void anOptionGivenTwiceTakesItsLastValueAsDemoShRelies() {
-        final ClientOptions options = CommandLineOptions.parse("--requests", "3000", "--rate", "300", "--requests", "6000");
+        ClientOptions options = CommandLineOptions.parse("--requests", "3000", "--rate", "300", "--requests", "6000");
 
         assertEquals(6000, options.requests());
         assertEquals(300, options.rate());

@@ -10,14 +10,14 @@ final class CommandLineOptions {
 
     /** The options for these arguments, the rest at their defaults. */
     static ClientOptions parse(String... args) {
-        final CommandLine commandLine = ClientMain.commandLine();
+        CommandLine commandLine = ClientMain.commandLine();
         commandLine.parseArgs(args);
         return commandLine.<ClientMain>getCommand().options();
     }
 
     /** The consumer's options for these arguments, the rest at their defaults. */
     static ConsumeOptions parseConsume(String... args) {
-        final CommandLine commandLine = ClientMain.commandLine();
+        CommandLine commandLine = ClientMain.commandLine();
         commandLine.parseArgs(args);
         return commandLine.<ClientMain>getCommand().consumeOptions();
     }

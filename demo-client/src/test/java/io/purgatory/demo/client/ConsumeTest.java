@@ -26,7 +26,7 @@ class ConsumeTest {
     }
 
     private DemoClient.WithConsumer run(boolean produce, String... args) throws Exception {
-        final String[] all = new String[args.length + 2];
+        String[] all = new String[args.length + 2];
         all[0] = "--bootstrap";
         all[1] = "localhost:" + broker.port();
         System.arraycopy(args, 0, all, 2, args.length);
@@ -37,10 +37,10 @@ class ConsumeTest {
     void withTheProducerTheConsumerReadsEveryAckedRecordAndMeasuresEndToEndLatency() throws Exception {
         broker = DemoBroker.start(BrokerConfig.builder().port(0).build());
 
-        final DemoClient.WithConsumer run = run(true, "--requests", "300", "--rate", "300", "--acks", "-1");
+        DemoClient.WithConsumer run = run(true, "--requests", "300", "--rate", "300", "--acks", "-1");
 
         assertEquals(300, run.produced().count(Outcome.ACKED));
-        final ConsumeReport consumed = run.consumed();
+        ConsumeReport consumed = run.consumed();
         assertNull(consumed.disconnect());
         assertEquals(300, consumed.records(), "every acked record, once");
         assertEquals(Map.of(0, 100L, 1, 100L, 2, 100L), consumed.nextOffsets());
@@ -53,11 +53,11 @@ class ConsumeTest {
     void withAStalledFollowerNothingBecomesVisibleAndFetchesWaitUntilMaxWait() throws Exception {
         broker = DemoBroker.start(BrokerConfig.builder().port(0).stallReplica(2).build());
 
-        final DemoClient.WithConsumer run = run(true, "--requests", "30", "--rate", "0", "--acks", "1",
+        DemoClient.WithConsumer run = run(true, "--requests", "30", "--rate", "0", "--acks", "1",
                 "--fetch-max-wait-ms", "200", "--drain-ms", "1000");
 
         assertEquals(30, run.produced().count(Outcome.ACKED), "acks=1: the leader has them");
-        final ConsumeReport consumed = run.consumed();
+        ConsumeReport consumed = run.consumed();
         assertEquals(0, consumed.records(), "the high watermark did not move: nothing is visible");
         assertEquals(0, consumed.fetchesWithData());
         assertTrue(consumed.fetchesEmptyAtMaxWait() >= 3, "every partition's long polls ran to max.wait.ms: " + consumed.fetchesEmptyAtMaxWait());
@@ -67,10 +67,10 @@ class ConsumeTest {
     @Test
     void consumeModeAloneReadsFromTheLogStart() throws Exception {
         broker = DemoBroker.start(BrokerConfig.builder().port(0).build());
-        final DemoClient.WithConsumer produced = run(true, "--requests", "30", "--rate", "0", "--acks", "-1");
+        DemoClient.WithConsumer produced = run(true, "--requests", "30", "--rate", "0", "--acks", "-1");
         assertEquals(30, produced.consumed().records());
 
-        final DemoClient.WithConsumer run = run(false, "--from", "earliest", "--consume-ms", "600", "--fetch-max-wait-ms", "100");
+        DemoClient.WithConsumer run = run(false, "--from", "earliest", "--consume-ms", "600", "--fetch-max-wait-ms", "100");
 
         assertNull(run.produced());
         assertEquals(30, run.consumed().records());

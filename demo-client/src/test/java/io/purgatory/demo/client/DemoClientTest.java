@@ -41,12 +41,12 @@ class DemoClientTest {
     void withAStalledReplicaEveryAcksAllRequestWaitsAtLeastItsTimeout() throws Exception {
         broker = DemoBroker.start(BrokerConfig.builder().port(0).followers(2).stallReplica(2).build());
 
-        final RunReport report = run(options(20, (short) -1, 200));
+        RunReport report = run(options(20, (short) -1, 200));
 
         assertTrue(report.complete());
         assertEquals(20, report.sent());
         assertEquals(1, report.outcomes().size(), report.outcomes()::toString);
-        final RunReport.OutcomeSummary timedOut = report.outcomes().get(0);
+        RunReport.OutcomeSummary timedOut = report.outcomes().get(0);
         assertEquals(Outcome.TIMED_OUT, timedOut.outcome());
         assertEquals(20, timedOut.count());
         assertTrue(timedOut.minMicros() >= TimeUnit.MILLISECONDS.toMicros(200),
@@ -58,7 +58,7 @@ class DemoClientTest {
     void acksOneIsAnsweredAfterTheLeaderAppendDespiteTheStall() throws Exception {
         broker = DemoBroker.start(BrokerConfig.builder().port(0).followers(2).stallReplica(2).build());
 
-        final RunReport report = run(options(20, (short) 1, 200));
+        RunReport report = run(options(20, (short) 1, 200));
 
         assertTrue(report.complete());
         assertEquals(20, report.count(Outcome.ACKED));
@@ -69,7 +69,7 @@ class DemoClientTest {
     void acksZeroRequestsCountAsSentAndReachTheBroker() throws Exception {
         broker = DemoBroker.start(BrokerConfig.builder().port(0).topic("demo", 2).build());
 
-        final RunReport report = run(options(10, (short) 0, 200));
+        RunReport report = run(options(10, (short) 0, 200));
 
         assertTrue(report.complete());
         assertEquals(10, report.count(Outcome.SENT_NO_ACK));
@@ -81,9 +81,9 @@ class DemoClientTest {
     @Test
     void concurrencyBoundsRequestsInFlight() throws Exception {
         broker = DemoBroker.start(BrokerConfig.builder().port(0).followers(2).stallReplica(2).build());
-        final ClientOptions options = options(6, (short) -1, 200, 2);
+        ClientOptions options = options(6, (short) -1, 200, 2);
 
-        final RunReport report = run(options);
+        RunReport report = run(options);
 
         // two at a time, each parked for the 200 ms timeout: three rounds, so the run takes 600 ms or more
         assertEquals(6, report.count(Outcome.TIMED_OUT));

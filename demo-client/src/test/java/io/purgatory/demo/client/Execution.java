@@ -9,12 +9,12 @@ import picocli.CommandLine;
 record Execution(int exitCode, String out, String err) {
 
     static Execution of(String... args) {
-        final StringWriter out = new StringWriter();
-        final StringWriter err = new StringWriter();
-        final CommandLine command = ClientMain.commandLine();
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine command = ClientMain.commandLine();
         command.setOut(new PrintWriter(out, true));
         command.setErr(new PrintWriter(err, true));
-        final int exitCode = command.execute(args);
+        int exitCode = command.execute(args);
         return new Execution(exitCode, out.toString(), err.toString());
     }
 

@@ -28,12 +28,12 @@ class InterruptTest {
     @Test
     void aStoppedRunPrintsTheSummarySoFar() throws Exception {
         try (DemoBroker broker = DemoBroker.start(BrokerConfig.builder().port(0).stallReplica(2).build())) {
-            final Process client = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"),
+            Process client = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"),
                     "-cp", System.getProperty("java.class.path"), ClientMain.class.getName(),
                     "--bootstrap", "localhost:" + broker.port(), "--requests", "100000", "--rate", "100", "--timeout-ms", "60000")
                     .start();
-            final List<String> out = collect(client.getInputStream());
-            final List<String> err = collect(client.getErrorStream());
+            List<String> out = collect(client.getInputStream());
+            List<String> err = collect(client.getErrorStream());
             try {
                 await().atMost(Duration.ofSeconds(30)).until(() -> out.stream().anyMatch(line -> line.startsWith("[")));
 
@@ -51,8 +51,8 @@ class InterruptTest {
 
     /** The stream's lines, collected as they come by a daemon thread. */
     private static List<String> collect(InputStream stream) {
-        final List<String> lines = new CopyOnWriteArrayList<>();
-        final Thread reader = new Thread(() -> {
+        List<String> lines = new CopyOnWriteArrayList<>();
+        Thread reader = new Thread(() -> {
             try (BufferedReader in = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
                 for (String line = in.readLine(); line != null; line = in.readLine()) {
                     lines.add(line);

@@ -18,7 +18,7 @@ class MisbehavingBrokerTest {
     @Test
     void olderProduceVersionNamesTheTopicInsteadOfItsId() throws Exception {
         try (ScriptedBroker broker = new ScriptedBroker((short) 9, ScriptedBroker.Produce.ANSWER, Errors.NONE)) {
-            final Execution run = Execution.of("--bootstrap", broker.bootstrap(), "--requests", "5", "--rate", "0");
+            Execution run = Execution.of("--bootstrap", broker.bootstrap(), "--requests", "5", "--rate", "0");
 
             assertEquals(0, run.exitCode(), run::toString);
             assertTrue(run.outLines().get(0).endsWith("(Produce v9, Metadata v13)"), run::toString);
@@ -26,7 +26,7 @@ class MisbehavingBrokerTest {
             assertEquals(5, broker.produces.size());
             for (var produce : broker.produces) {
                 assertEquals(9, produce.version());
-                final TopicProduceData topic = produce.data().topicData().iterator().next();
+                TopicProduceData topic = produce.data().topicData().iterator().next();
                 assertEquals(ScriptedBroker.TOPIC, topic.name());
             }
         }
@@ -35,12 +35,12 @@ class MisbehavingBrokerTest {
     @Test
     void produceV13AddressesTheTopicById() throws Exception {
         try (ScriptedBroker broker = new ScriptedBroker((short) 13, ScriptedBroker.Produce.ANSWER, Errors.NONE)) {
-            final Execution run = Execution.of("--bootstrap", broker.bootstrap(), "--requests", "3", "--rate", "0");
+            Execution run = Execution.of("--bootstrap", broker.bootstrap(), "--requests", "3", "--rate", "0");
 
             assertEquals(0, run.exitCode(), run::toString);
             for (var produce : broker.produces) {
                 assertEquals(13, produce.version());
-                final Uuid id = produce.data().topicData().iterator().next().topicId();
+                Uuid id = produce.data().topicData().iterator().next().topicId();
                 assertEquals(broker.topicId, id);
             }
         }
@@ -49,7 +49,7 @@ class MisbehavingBrokerTest {
     @Test
     void otherErrorCodesAreCountedByName() throws Exception {
         try (ScriptedBroker broker = new ScriptedBroker((short) 13, ScriptedBroker.Produce.ANSWER, Errors.NOT_ENOUGH_REPLICAS)) {
-            final Execution run = Execution.of("--bootstrap", broker.bootstrap(), "--requests", "4", "--rate", "0");
+            Execution run = Execution.of("--bootstrap", broker.bootstrap(), "--requests", "4", "--rate", "0");
 
             assertEquals(0, run.exitCode(), "the broker answered every request: " + run);
             assertEquals("4", run.summaryRow("NOT_ENOUGH_REPLICAS").get(1), run::toString);
@@ -60,12 +60,12 @@ class MisbehavingBrokerTest {
     @Test
     void silenceEndsAsNoResponseAfterTimeoutPlusGrace() throws Exception {
         try (ScriptedBroker broker = new ScriptedBroker((short) 13, ScriptedBroker.Produce.IGNORE, Errors.NONE)) {
-            final Execution run = Execution.of("--bootstrap", broker.bootstrap(), "--requests", "4", "--rate", "0",
+            Execution run = Execution.of("--bootstrap", broker.bootstrap(), "--requests", "4", "--rate", "0",
                     "--timeout-ms", "50", "--grace-ms", "100");
 
             assertEquals(1, run.exitCode(), run::toString);
             assertEquals(List.of("demo-client: 4 request(s) got no response within 150 ms (--timeout-ms + --grace-ms)"), run.errLines());
-            final List<String> row = run.summaryRow("no response");
+            List<String> row = run.summaryRow("no response");
             assertEquals("4", row.get(1), run::toString);
             assertTrue(Double.parseDouble(row.get(2)) >= 150, "min latency is the deadline: " + run);
         }
@@ -76,7 +76,7 @@ class MisbehavingBrokerTest {
         try (ScriptedBroker broker = new ScriptedBroker((short) 13, ScriptedBroker.Produce.CLOSE_CONNECTION, Errors.NONE)) {
             // rate 0: all five are sent in one pass of the event loop, before it can see the close; the
             // broker may close while they are being written, so the reason and count in flight vary
-            final Execution run = Execution.of("--bootstrap", broker.bootstrap(), "--requests", "5", "--rate", "0");
+            Execution run = Execution.of("--bootstrap", broker.bootstrap(), "--requests", "5", "--rate", "0");
 
             assertEquals(1, run.exitCode(), run::toString);
             assertEquals(1, run.errLines().size(), run::toString);
@@ -90,7 +90,7 @@ class MisbehavingBrokerTest {
     @Test
     void anOldBrokerWithoutACommonProduceVersionIsRefusedClearly() throws Exception {
         try (ScriptedBroker broker = new ScriptedBroker((short) 2, ScriptedBroker.Produce.ANSWER, Errors.NONE)) {
-            final Execution run = Execution.of("--bootstrap", broker.bootstrap(), "--requests", "1");
+            Execution run = Execution.of("--bootstrap", broker.bootstrap(), "--requests", "1");
 
             assertEquals(1, run.exitCode(), run::toString);
             assertEquals(List.of("demo-client: no common Produce version with " + broker.bootstrap() + ": it speaks v0-v2, this client v3-v13"),

@@ -19,7 +19,7 @@ class ReportRendererTest {
 
     /** 100 acks: 50 at 1.5 ms, 40 at 6 ms, 9 at 12 ms, 1 at 40 ms; 10 timeouts: 9 at 1000 ms, 1 at 1020 ms. */
     private static RunStats twoPopulations() {
-        final RunStats stats = new RunStats();
+        RunStats stats = new RunStats();
         record(stats, Outcome.ACKED, 1_500, 50);
         record(stats, Outcome.ACKED, 6_000, 40);
         record(stats, Outcome.ACKED, 12_000, 9);
@@ -37,8 +37,8 @@ class ReportRendererTest {
     }
 
     private static RunReport report(RunStats stats, int requests) {
-        final ClientOptions options = CommandLineOptions.parse("--requests", "" + requests);
-        final Handshake.Result setup = new Handshake.Result((short) 13, (short) 13,
+        ClientOptions options = CommandLineOptions.parse("--requests", "" + requests);
+        Handshake.Result setup = new Handshake.Result((short) 13, (short) 13,
                 new Handshake.TopicMetadata("demo", Uuid.ONE_UUID, List.of(0, 1, 2)));
         return new RunReport(options, setup, TimeUnit.MILLISECONDS.toNanos(1_550), TimeUnit.MILLISECONDS.toNanos(545), stats.sent(),
                 requests - stats.sent(), stats.summaries(), null, null);
@@ -46,12 +46,12 @@ class ReportRendererTest {
 
     @Test
     void summaryGivesCountsAndPercentilesPerOutcome() {
-        final String summary = ReportRenderer.summary(report(twoPopulations(), 110));
+        String summary = ReportRenderer.summary(report(twoPopulations(), 110));
 
         // p50 is the 50th of 100 acks (1.5 ms); p90 the 90th (6 ms, shown as its bucket's 6.003);
         // p99 the 99th (12 ms); p99.9 the 100th (40 ms); for the 10 timeouts p50 and p90 are 1 s
         // (bucket top 1000.447 ms) and p99, p99.9 the 10th, 1020 ms; min and max are exact.
-        final String expected = NL
+        String expected = NL
                 + "Summary: 110 of 110 requests sent in 0.55 s (200.0 requests/s), last outcome after 1.55 s; acks=-1, timeout 1000 ms" + NL
                 + "  outcome    count   min   p50   p90   p99  p99.9   max" + NL
                 + "  acked        100  1.50  1.50  6.00  12.0   40.0  40.0" + NL
@@ -63,17 +63,17 @@ class ReportRendererTest {
 
     @Test
     void noPercentileReadsAboveTheExactMaximum() {
-        final RunStats stats = new RunStats();
+        RunStats stats = new RunStats();
         record(stats, Outcome.TIMED_OUT, 1_008_400, 1); // its HdrHistogram bucket reaches past 1008.5 ms
 
-        final String summary = ReportRenderer.summary(report(stats, 1));
+        String summary = ReportRenderer.summary(report(stats, 1));
 
         assertTrue(summary.contains(NL + "  timed out      1  1008  1008  1008  1008   1008  1008" + NL), summary);
     }
 
     @Test
     void histogramShowsBothPopulationsAndTheGapBetweenThem() {
-        final String histogram = ReportRenderer.histogram(twoPopulations().summaries());
+        String histogram = ReportRenderer.histogram(twoPopulations().summaries());
 
         // the fullest row (50 acks in 1-2 ms) is 50 characters; rows scale to it
         assertEquals(String.join(NL,
@@ -92,7 +92,7 @@ class ReportRendererTest {
 
     @Test
     void aRowMixingOutcomesShowsEachWithItsCharacter() {
-        final RunStats stats = new RunStats();
+        RunStats stats = new RunStats();
         record(stats, Outcome.ACKED, 600_000, 1);
         record(stats, Outcome.TIMED_OUT, 1_000_000, 10);
         record(stats, new Outcome(Outcome.Kind.ERROR, "NOT_ENOUGH_REPLICAS"), 700, 2);
@@ -115,12 +115,12 @@ class ReportRendererTest {
 
     @Test
     void outcomesWithoutLatenciesAreCountedButNotDrawn() {
-        final RunStats stats = new RunStats();
+        RunStats stats = new RunStats();
         for (int i = 0; i < 3; i++) {
             stats.onSent();
             stats.onOutcome(Outcome.SENT_NO_ACK);
         }
-        final String summary = ReportRenderer.summary(report(stats, 5));
+        String summary = ReportRenderer.summary(report(stats, 5));
 
         assertEquals(List.of(
                 "  outcome                              count  min  p50  p90  p99  p99.9  max",
@@ -145,8 +145,8 @@ class ReportRendererTest {
 
     @Test
     void liveLineGivesTheRateOverTheLastInterval() {
-        final Progress previous = new Progress(TimeUnit.MILLISECONDS.toNanos(1_000), 200, 190, 0, 0, 10);
-        final Progress now = new Progress(TimeUnit.MILLISECONDS.toNanos(2_000), 450, 300, 100, 3, 47);
+        Progress previous = new Progress(TimeUnit.MILLISECONDS.toNanos(1_000), 200, 190, 0, 0, 10);
+        Progress now = new Progress(TimeUnit.MILLISECONDS.toNanos(2_000), 450, 300, 100, 3, 47);
 
         assertEquals("[   2.0s] sent    450  acked    300  timed out    100  other errors     3  in flight    47  rate    250 req/s",
                 ReportRenderer.liveLine(now, previous));

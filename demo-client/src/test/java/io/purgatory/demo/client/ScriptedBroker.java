@@ -60,7 +60,7 @@ final class ScriptedBroker implements AutoCloseable {
         this.behaviour = behaviour;
         this.produceError = produceError;
         this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        final Thread thread = new Thread(this::serve, "scripted-broker");
+        Thread thread = new Thread(this::serve, "scripted-broker");
         thread.setDaemon(true);
         thread.start();
     }
@@ -85,8 +85,8 @@ final class ScriptedBroker implements AutoCloseable {
     }
 
     private void serve(Socket socket) throws IOException {
-        final DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
-        final DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+        DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
+        DataOutputStream out = new DataOutputStream(socket.getOutputStream());
         while (true) {
             final byte[] frame;
             try {
@@ -95,14 +95,14 @@ final class ScriptedBroker implements AutoCloseable {
                 return;
             }
             in.readFully(frame);
-            final ByteBuffer buffer = ByteBuffer.wrap(frame);
-            final RequestHeader header = RequestHeader.parse(buffer);
-            final AbstractRequest request = AbstractRequest.parseRequest(header.apiKey(), header.apiVersion(), new ByteBufferAccessor(buffer)).request;
+            ByteBuffer buffer = ByteBuffer.wrap(frame);
+            RequestHeader header = RequestHeader.parse(buffer);
+            AbstractRequest request = AbstractRequest.parseRequest(header.apiKey(), header.apiVersion(), new ByteBufferAccessor(buffer)).request;
             switch (header.apiKey()) {
                 case API_VERSIONS -> respond(out, header, apiVersions());
                 case METADATA -> respond(out, header, metadata(header.apiVersion()));
                 case PRODUCE -> {
-                    final ProduceRequest produce = (ProduceRequest) request;
+                    ProduceRequest produce = (ProduceRequest) request;
                     produces.add(produce);
                     if (behaviour == Produce.CLOSE_CONNECTION) {
                         return;
@@ -117,7 +117,7 @@ final class ScriptedBroker implements AutoCloseable {
     }
 
     private ApiVersionsResponse apiVersions() {
-        final ApiVersionsResponseData.ApiVersionCollection versions = new ApiVersionsResponseData.ApiVersionCollection();
+        ApiVersionsResponseData.ApiVersionCollection versions = new ApiVersionsResponseData.ApiVersionCollection();
         versions.add(ApiVersionsResponse.toApiVersion(ApiKeys.API_VERSIONS));
         versions.add(ApiVersionsResponse.toApiVersion(ApiKeys.METADATA));
         versions.add(new ApiVersion().setApiKey(ApiKeys.PRODUCE.id).setMinVersion((short) 0).setMaxVersion(maxProduceVersion));
@@ -125,7 +125,7 @@ final class ScriptedBroker implements AutoCloseable {
     }
 
     private MetadataResponse metadata(short version) {
-        final MetadataResponseData data = new MetadataResponseData();
+        MetadataResponseData data = new MetadataResponseData();
         data.brokers().add(new MetadataResponseBroker().setNodeId(0).setHost("127.0.0.1").setPort(server.getLocalPort()));
         data.topics().add(new MetadataResponseTopic().setName(TOPIC).setTopicId(topicId)
                 .setPartitions(List.of(new MetadataResponsePartition().setPartitionIndex(0).setLeaderId(0)
@@ -134,9 +134,9 @@ final class ScriptedBroker implements AutoCloseable {
     }
 
     private ProduceResponse produceResponse(ProduceRequest request) {
-        final ProduceResponseData data = new ProduceResponseData();
+        ProduceResponseData data = new ProduceResponseData();
         for (TopicProduceData topic : request.data().topicData()) {
-            final TopicProduceResponse response = new TopicProduceResponse().setName(topic.name()).setTopicId(topic.topicId());
+            TopicProduceResponse response = new TopicProduceResponse().setName(topic.name()).setTopicId(topic.topicId());
             topic.partitionData().forEach(partition -> response.partitionResponses().add(new PartitionProduceResponse()
                     .setIndex(partition.index()).setErrorCode(produceError.code())));
             data.responses().add(response);
@@ -145,8 +145,8 @@ final class ScriptedBroker implements AutoCloseable {
     }
 
     private static void respond(DataOutputStream out, RequestHeader header, AbstractResponse response) throws IOException {
-        final ResponseHeader responseHeader = header.toResponseHeader();
-        final ByteBuffer bytes = RequestUtils.serialize(responseHeader.data(), responseHeader.headerVersion(), response.data(),
+        ResponseHeader responseHeader = header.toResponseHeader();
+        ByteBuffer bytes = RequestUtils.serialize(responseHeader.data(), responseHeader.headerVersion(), response.data(),
                 header.apiVersion());
         out.writeInt(bytes.remaining());
         out.write(bytes.array(), bytes.arrayOffset() + bytes.position(), bytes.remaining());

@@ -51,7 +51,7 @@ import org.slf4j.LoggerFactory;
  */
 @Sharable
 final class DashboardHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
-    private static final Logger log = LoggerFactory.getLogger(DashboardHandler.class);
+    private static final Logger LOG = LoggerFactory.getLogger(DashboardHandler.class);
     private static final Pattern REPLICA_ACTION = Pattern.compile("/api/replicas/([^/]+)/(stall|resume|lag)");
     private static final long MAX_LAG_MS = 60_000;
 
@@ -73,8 +73,8 @@ final class DashboardHandler extends SimpleChannelInboundHandler<FullHttpRequest
             respond(ctx, request, text(HttpResponseStatus.BAD_REQUEST, "malformed HTTP request"), false);
             return;
         }
-        final String path = new QueryStringDecoder(request.uri()).path();
-        final StaticAssets.Asset asset = assets.get(path);
+        String path = new QueryStringDecoder(request.uri()).path();
+        StaticAssets.Asset asset = assets.get(path);
         if (asset != null) {
             if (requireMethod(ctx, request, HttpMethod.GET)) {
                 respond(ctx, request, bytes(HttpResponseStatus.OK, asset.bytes(), asset.contentType()), true);
@@ -102,7 +102,7 @@ final class DashboardHandler extends SimpleChannelInboundHandler<FullHttpRequest
                 }
             }
             default -> {
-                final Matcher replicaAction = REPLICA_ACTION.matcher(path);
+                Matcher replicaAction = REPLICA_ACTION.matcher(path);
                 if (!replicaAction.matches()) {
                     respond(ctx, request, text(HttpResponseStatus.NOT_FOUND, "no such page: " + path), true);
                 } else if (requireMethod(ctx, request, HttpMethod.POST)) {
@@ -115,23 +115,23 @@ final class DashboardHandler extends SimpleChannelInboundHandler<FullHttpRequest
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof ReadTimeoutException) {
-            log.debug("closing HTTP connection from {}: no request within the read timeout", ctx.channel().remoteAddress());
+            LOG.debug("closing HTTP connection from {}: no request within the read timeout", ctx.channel().remoteAddress());
         } else if (cause instanceof IOException) {
-            log.debug("HTTP connection from {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
+            LOG.debug("HTTP connection from {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
         } else {
-            log.warn("closing HTTP connection from {}", ctx.channel().remoteAddress(), cause);
+            LOG.warn("closing HTTP connection from {}", ctx.channel().remoteAddress(), cause);
         }
         ctx.close();
     }
 
     private void replicaAction(ChannelHandlerContext ctx, FullHttpRequest request, String idText, String action) {
-        final String origin = request.headers().get(HttpHeaderNames.ORIGIN);
-        final String host = request.headers().get(HttpHeaderNames.HOST);
+        String origin = request.headers().get(HttpHeaderNames.ORIGIN);
+        String host = request.headers().get(HttpHeaderNames.HOST);
         if (origin != null && !origin.equals("http://" + host)) {
             respond(ctx, request, text(HttpResponseStatus.FORBIDDEN, "cross-site request from " + origin + " refused"), true);
             return;
         }
-        final int followers = broker.config().followers();
+        int followers = broker.config().followers();
         final int id;
         try {
             id = Integer.parseInt(idText);
@@ -147,7 +147,7 @@ final class DashboardHandler extends SimpleChannelInboundHandler<FullHttpRequest
             case "stall" -> broker.stallReplica(id);
             case "resume" -> broker.resumeReplica(id);
             default -> {
-                final Long lagMs = lagMs(request.content().toString(StandardCharsets.UTF_8));
+                Long lagMs = lagMs(request.content().toString(StandardCharsets.UTF_8));
                 if (lagMs == null) {
                     respond(ctx, request, text(HttpResponseStatus.BAD_REQUEST,
                             "expected the form body lagMs=MS with MS a whole number in 0.." + MAX_LAG_MS), true);
@@ -156,7 +156,7 @@ final class DashboardHandler extends SimpleChannelInboundHandler<FullHttpRequest
                 broker.setReplicaLag(id, lagMs);
             }
         }
-        final String state = new JsonWriter().beginObject()
+        String state = new JsonWriter().beginObject()
                 .name("id").value(id)
                 .name("stalled").value(broker.isReplicaStalled(id))
                 .name("lagMs").value(broker.replicaLagMs(id))
@@ -166,13 +166,13 @@ final class DashboardHandler extends SimpleChannelInboundHandler<FullHttpRequest
 
     /** The {@code lagMs} of a form body holding that one field, or {@code null} when it is anything else. */
     private static Long lagMs(String body) {
-        final Map<String, List<String>> fields = new QueryStringDecoder(body.strip(), StandardCharsets.UTF_8, false).parameters();
-        final List<String> values = fields.get("lagMs");
+        Map<String, List<String>> fields = new QueryStringDecoder(body.strip(), StandardCharsets.UTF_8, false).parameters();
+        List<String> values = fields.get("lagMs");
         if (fields.size() != 1 || values == null || values.size() != 1) {
             return null;
         }
         try {
-            final long lagMs = Long.parseLong(values.get(0));
+            long lagMs = Long.parseLong(values.get(0));
             return lagMs >= 0 && lagMs <= MAX_LAG_MS ? lagMs : null;
         } catch (NumberFormatException e) {
             return null;
@@ -184,7 +184,7 @@ final class DashboardHandler extends SimpleChannelInboundHandler<FullHttpRequest
         if (request.method().equals(allowed)) {
             return true;
         }
-        final FullHttpResponse response = text(HttpResponseStatus.METHOD_NOT_ALLOWED,
+        FullHttpResponse response = text(HttpResponseStatus.METHOD_NOT_ALLOWED,
                 request.method() + " is not allowed here; use " + allowed);
         response.headers().set(HttpHeaderNames.ALLOW, allowed.name());
         respond(ctx, request, response, true);
@@ -200,7 +200,7 @@ final class DashboardHandler extends SimpleChannelInboundHandler<FullHttpRequest
     }
 
     private static FullHttpResponse bytes(HttpResponseStatus status, byte[] body, String contentType) {
-        final FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(body));
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(body));
         response.headers()
                 .set(HttpHeaderNames.CONTENT_TYPE, contentType)
                 .set(HttpHeaderNames.CONTENT_LENGTH, body.length)
@@ -213,7 +213,7 @@ final class DashboardHandler extends SimpleChannelInboundHandler<FullHttpRequest
 
     /** Sends the response; the connection stays open when the client asked for that and {@code keepAlive} allows it. */
     private static void respond(ChannelHandlerContext ctx, FullHttpRequest request, FullHttpResponse response, boolean keepAlive) {
-        final boolean keep = keepAlive && HttpUtil.isKeepAlive(request);
+        boolean keep = keepAlive && HttpUtil.isKeepAlive(request);
         HttpUtil.setKeepAlive(response, keep);
         if (keep) {
             ctx.writeAndFlush(response);

@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * and the once-a-second {@link EventStream#tick()}.
  */
 public final class DashboardServer implements AutoCloseable {
-    private static final Logger log = LoggerFactory.getLogger(DashboardServer.class);
+    private static final Logger LOG = LoggerFactory.getLogger(DashboardServer.class);
     static final int MAX_CONNECTIONS = 32;
     static final int MAX_BODY_BYTES = 16 * 1024;
     static final int READ_TIMEOUT_SECONDS = 10;
@@ -58,11 +58,11 @@ public final class DashboardServer implements AutoCloseable {
 
     private DashboardServer(DemoBroker broker, String host, int port) throws InterruptedException {
         this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("http-io", true), NioIoHandler.newFactory());
-        final EventLoop loop = group.next();
+        EventLoop loop = group.next();
         this.connections = new DefaultChannelGroup("http-connections", loop);
         try {
-            final EventStream events = loop.submit(() -> new EventStream(new Sampler(broker), HISTORY_SAMPLES)).get();
-            final DashboardHandler handler = new DashboardHandler(broker, new StaticAssets(), new MetricsExporter(broker), events);
+            EventStream events = loop.submit(() -> new EventStream(new Sampler(broker), HISTORY_SAMPLES)).get();
+            DashboardHandler handler = new DashboardHandler(broker, new StaticAssets(), new MetricsExporter(broker), events);
             this.serverChannel = new ServerBootstrap()
                     .group(group)
                     .channel(NioServerSocketChannel.class)
@@ -72,7 +72,7 @@ public final class DashboardServer implements AutoCloseable {
                         @Override
                         protected void initChannel(SocketChannel channel) {
                             if (connections.size() >= MAX_CONNECTIONS) {
-                                log.warn("refusing HTTP connection from {}: {} open already", channel.remoteAddress(), MAX_CONNECTIONS);
+                                LOG.warn("refusing HTTP connection from {}: {} open already", channel.remoteAddress(), MAX_CONNECTIONS);
                                 channel.close();
                                 return;
                             }
@@ -104,8 +104,8 @@ public final class DashboardServer implements AutoCloseable {
      *     is taken or the host is not a local address
      */
     public static DashboardServer start(DemoBroker broker, String host, int port) throws InterruptedException {
-        final DashboardServer server = new DashboardServer(broker, host, port);
-        log.info("dashboard at {} (metrics at {}metrics)", server.url(), server.url());
+        DashboardServer server = new DashboardServer(broker, host, port);
+        LOG.info("dashboard at {} (metrics at {}metrics)", server.url(), server.url());
         return server;
     }
 
@@ -116,8 +116,8 @@ public final class DashboardServer implements AutoCloseable {
 
     /** The dashboard's address, e.g. {@code http://127.0.0.1:8080/}. */
     public String url() {
-        final InetSocketAddress address = address();
-        final String host = address.getAddress().getHostAddress();
+        InetSocketAddress address = address();
+        String host = address.getAddress().getHostAddress();
         return "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + address.getPort() + "/";
     }
 

@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * HTTP channel), which guards the history and the subscriber set.
  */
 final class EventStream {
-    private static final Logger log = LoggerFactory.getLogger(EventStream.class);
+    private static final Logger LOG = LoggerFactory.getLogger(EventStream.class);
 
     private final Sampler sampler;
     private final int historySize;
@@ -53,17 +53,17 @@ final class EventStream {
 
     /** Takes a sample and sends it to every subscriber. */
     void tick() {
-        final String sample = sampler.sample();
+        String sample = sampler.sample();
         history.add(sample);
         while (history.size() > historySize) {
             history.removeFirst();
         }
-        final byte[] event = ("event: sample\ndata: " + sample + "\n\n").getBytes(StandardCharsets.UTF_8);
+        byte[] event = ("event: sample\ndata: " + sample + "\n\n").getBytes(StandardCharsets.UTF_8);
         for (Channel subscriber : Set.copyOf(subscribers)) {
             if (subscriber.isWritable()) {
                 subscriber.writeAndFlush(new DefaultHttpContent(Unpooled.wrappedBuffer(event)));
             } else {
-                log.debug("closing event stream to {}: it does not read", subscriber.remoteAddress());
+                LOG.debug("closing event stream to {}: it does not read", subscriber.remoteAddress());
                 subscriber.close();
             }
         }
@@ -71,17 +71,17 @@ final class EventStream {
 
     /** Answers {@code GET /events} on {@code ctx}'s channel: the response head, the history, then a sample each tick. */
     void subscribe(ChannelHandlerContext ctx) {
-        final HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+        HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
         head.headers()
                 .set(HttpHeaderNames.CONTENT_TYPE, "text/event-stream; charset=utf-8")
                 .set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_STORE)
                 .set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
         ctx.write(head);
-        final StringBuilder first = new StringBuilder("retry: 1000\nevent: history\ndata: [");
+        StringBuilder first = new StringBuilder("retry: 1000\nevent: history\ndata: [");
         first.append(String.join(",", history)).append("]\n\n");
-        final ByteBuf bytes = Unpooled.copiedBuffer(first, StandardCharsets.UTF_8);
+        ByteBuf bytes = Unpooled.copiedBuffer(first, StandardCharsets.UTF_8);
         ctx.writeAndFlush(new DefaultHttpContent(bytes)).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
-        final Channel channel = ctx.channel();
+        Channel channel = ctx.channel();
         subscribers.add(channel);
         channel.closeFuture().addListener(closed -> subscribers.remove(channel));
     }

@@ -80,7 +80,7 @@ final class JsonWriter {
         separate();
         out.append('"');
         for (int i = 0; i < value.length(); i++) {
-            final char c = value.charAt(i);
+            char c = value.charAt(i);
             switch (c) {
                 case '"' -> out.append("\\\"");
                 case '\\' -> out.append("\\\\");

@@ -12,7 +12,6 @@ import io.purgatory.PurgatoryMetrics;
 import io.purgatory.demo.broker.BrokerStats;
 import io.purgatory.demo.broker.BrokerStats.FetchOutcome;
 import io.purgatory.demo.broker.DemoBroker;
-import io.purgatory.demo.broker.PartitionState;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -60,7 +59,7 @@ final class MetricsExporter {
 
     /** The current metrics, as Prometheus text. */
     byte[] scrape() {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream(8192);
+        ByteArrayOutputStream out = new ByteArrayOutputStream(8192);
         try {
             writer.write(out, registry.scrape());
         } catch (IOException e) {
@@ -91,8 +90,8 @@ final class MetricsExporter {
                         + " resolution; quantiles at most 6.25% above the true value)")
                 .labelNames("purgatory")
                 .callback(cb -> purgatories.forEach(p -> {
-                    final LatencyHistogram lateness = p.expiryLateness();
-                    final Quantiles.Builder quantiles = Quantiles.builder();
+                    LatencyHistogram lateness = p.expiryLateness();
+                    Quantiles.Builder quantiles = Quantiles.builder();
                     for (double q : QUANTILES) {
                         quantiles.quantile(new Quantile(q, lateness.valueAtPercentileMs(q * 100) / 1000.0));
                     }
@@ -139,7 +138,7 @@ final class MetricsExporter {
                 .help("Log end offset of each replica of each partition (replica 0 is the leader)")
                 .labelNames("topic", "partition", "replica")
                 .callback(cb -> broker.partitionStates().forEach(p -> {
-                    final String partition = String.valueOf(p.partition());
+                    String partition = String.valueOf(p.partition());
                     cb.call(p.leaderEndOffset(), p.topic(), partition, "0");
                     for (int i = 0; i < p.followerEndOffsets().size(); i++) {
                         cb.call(p.followerEndOffsets().get(i), p.topic(), partition, String.valueOf(i + 1));

@@ -40,10 +40,10 @@ final class Sampler {
 
     /** A sample of now, with rates since the previous call (or since construction). */
     String sample() {
-        final long nowNanos = System.nanoTime();
-        final double seconds = Math.max(1e-3, (nowNanos - previousNanos) / 1e9);
-        final ProduceOutcomes outcomes = ProduceOutcomes.of(broker.stats());
-        final JsonWriter json = new JsonWriter().beginObject();
+        long nowNanos = System.nanoTime();
+        double seconds = Math.max(1e-3, (nowNanos - previousNanos) / 1e9);
+        ProduceOutcomes outcomes = ProduceOutcomes.of(broker.stats());
+        JsonWriter json = new JsonWriter().beginObject();
         json.name("timeMs").value(System.currentTimeMillis());
         json.name("produce").beginObject()
                 .name("ackedTotal").value(outcomes.acked())
@@ -60,7 +60,7 @@ final class Sampler {
 
         json.name("fetch").beginObject();
         for (FetchOutcome outcome : FetchOutcome.values()) {
-            final long total = broker.stats().fetchResponses(outcome);
+            long total = broker.stats().fetchResponses(outcome);
             json.name(key(outcome) + "Total").value(total)
                     .name(key(outcome) + "PerSec").value((total - previousFetches[outcome.ordinal()]) / seconds);
             previousFetches[outcome.ordinal()] = total;
@@ -69,7 +69,7 @@ final class Sampler {
 
         json.name("purgatories").beginArray();
         for (PurgatoryMetrics metrics : broker.purgatoryMetrics()) {
-            final LatencyHistogram lateness = metrics.expiryLateness();
+            LatencyHistogram lateness = metrics.expiryLateness();
             json.beginObject()
                     .name("name").value(metrics.getName())
                     .name("delayed").value(metrics.delayed())
@@ -110,7 +110,7 @@ final class Sampler {
         }
         json.endArray();
 
-        final BrokerStats stats = broker.stats();
+        BrokerStats stats = broker.stats();
         json.name("connections").value(stats.connections())
                 .name("bytesIn").value(stats.bytesIn())
                 .name("bytesOut").value(stats.bytesOut());

@@ -20,7 +20,7 @@ final class StaticAssets {
     private final Map<String, Asset> byPath = new LinkedHashMap<>();
 
     StaticAssets() {
-        final Asset index = load("index.html", "text/html; charset=utf-8");
+        Asset index = load("index.html", "text/html; charset=utf-8");
         byPath.put("/", index);
         byPath.put("/index.html", index);
         byPath.put("/dashboard.js", load("dashboard.js", "text/javascript; charset=utf-8"));
