@@ -65,6 +65,10 @@ public final class CsvChart implements Callable<Integer> {
     @Option(names = "--unit", description = "The y axis's label.")
     private String unit = "CPU per request (µs)";
 
+    @Option(names = "--y-scale", description = "LINEAR (from zero) or LOG (a tick per decade: for values that span decades, such as CPU"
+            + " per request across lags). Default: ${DEFAULT-VALUE}.")
+    private LineChart.YScale yScale = LineChart.YScale.LOG;
+
     public static void main(String[] args) {
         System.setProperty("java.awt.headless", "true");
         System.exit(new CommandLine(new CsvChart()).execute(args));
@@ -95,7 +99,7 @@ public final class CsvChart implements Callable<Integer> {
         if (parent != null) {
             Files.createDirectories(parent);
         }
-        ImageIO.write(LineChart.render(panel), "png", out.toFile());
+        ImageIO.write(LineChart.render(panel, yScale), "png", out.toFile());
         System.out.println(out);
         return 0;
     }

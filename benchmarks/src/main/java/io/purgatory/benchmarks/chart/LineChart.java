@@ -14,7 +14,7 @@ import java.util.TreeSet;
 
 /**
  * Draws a {@link Panel} as a line chart: x on a log scale with a tick at every x that has a point,
- * y linear from zero with round ticks, one coloured line with markers per series, vertical error
+ * y linear from zero with round ticks or ({@link YScale#LOG}) logarithmic with a tick per decade, one coloured line with markers per series, vertical error
  * bars where the confidence interval is known, and a legend. Pure Java 2D on a
  * {@link BufferedImage}, so it works headless.
  *
@@ -36,10 +36,17 @@ final class LineChart {
         new Color(0x9467bd), new Color(0x8c564b), new Color(0xe377c2), new Color(0x17becf),
     };
 
+    /** How the y axis maps values: linear from zero, or logarithmic (for values spanning decades). */
+    enum YScale { LINEAR, LOG }
+
     private LineChart() {
     }
 
     static BufferedImage render(Panel panel) {
+        return render(panel, YScale.LINEAR);
+    }
+
+    static BufferedImage render(Panel panel, YScale yScale) {
         BufferedImage image = new BufferedImage(WIDTH, HEIGHT, BufferedImage.TYPE_INT_RGB);
         Graphics2D g = image.createGraphics();
         try {
@@ -47,7 +54,7 @@ final class LineChart {
             g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
             g.setColor(Color.WHITE);
             g.fillRect(0, 0, WIDTH, HEIGHT);
-            new Frame(g, panel).draw();
+            new Frame(g, panel, yScale).draw();
         } finally {
             g.dispose();
         }
@@ -61,23 +68,38 @@ final class LineChart {
         private final TreeSet<Double> xs = new TreeSet<>();
         private final double minLogX;
         private final double maxLogX;
+        private final YScale yScale;
         private final double yStep;
         private final double maxY;
+        /** The lowest decade drawn on a log y axis: 10^minLogY. */
+        private final double minLogY;
 
-        Frame(Graphics2D g, Panel panel) {
+        Frame(Graphics2D g, Panel panel, YScale yScale) {
             this.g = g;
             this.panel = panel;
+            this.yScale = yScale;
             double top = 0;
+            double bottom = Double.POSITIVE_INFINITY;
             for (Panel.Series series : panel.series()) {
                 for (Panel.Point point : series.points()) {
                     xs.add(point.x());
                     top = Math.max(top, point.y() + (Double.isNaN(point.error()) ? 0 : point.error()));
+                    if (point.y() > 0) {
+                        bottom = Math.min(bottom, point.y());
+                    }
                 }
             }
             this.minLogX = Math.log10(xs.first()) - X_PADDING_DECADES;
             this.maxLogX = Math.log10(xs.last()) + X_PADDING_DECADES;
-            this.yStep = niceStep(top > 0 ? top / 5 : 1);
-            this.maxY = Math.max(yStep, Math.ceil(top / yStep) * yStep);
+            if (yScale == YScale.LOG) {
+                this.minLogY = Math.floor(Math.log10(bottom == Double.POSITIVE_INFINITY ? 1 : bottom));
+                this.maxY = Math.pow(10, Math.max(minLogY + 1, Math.ceil(Math.log10(Math.max(top, 1e-300)))));
+                this.yStep = 10; // a factor: one tick per decade
+            } else {
+                this.minLogY = 0;
+                this.yStep = niceStep(top > 0 ? top / 5 : 1);
+                this.maxY = Math.max(yStep, Math.ceil(top / yStep) * yStep);
+            }
         }
 
         void draw() {
@@ -98,7 +120,8 @@ final class LineChart {
         private void drawAxes() {
             g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
             g.setStroke(new BasicStroke(1));
-            for (double y = 0; y <= maxY + yStep / 2; y += yStep) {
+            double firstTick = yScale == YScale.LOG ? Math.pow(10, minLogY) : 0;
+            for (double y = firstTick; y <= maxY * 1.0001; y = yScale == YScale.LOG ? y * yStep : y + yStep) {
                 int py = py(y);
                 g.setColor(new Color(0xe6e6e6));
                 g.drawLine(LEFT, py, WIDTH - RIGHT, py);
@@ -119,7 +142,7 @@ final class LineChart {
             centred(panel.xLabel() + " (log scale)", (LEFT + WIDTH - RIGHT) / 2, HEIGHT - BOTTOM + 45);
             AffineTransform saved = g.getTransform();
             g.rotate(-Math.PI / 2);
-            centred(panel.unit(), -(TOP + HEIGHT - BOTTOM) / 2, 30);
+            centred(panel.unit() + (yScale == YScale.LOG ? " (log scale)" : ""), -(TOP + HEIGHT - BOTTOM) / 2, 30);
             g.setTransform(saved);
         }
 
@@ -143,7 +166,7 @@ final class LineChart {
                 int py = py(point.y());
                 g.fillOval(px - 4, py - 4, 9, 9);
                 if (!Double.isNaN(point.error()) && point.error() > 0) {
-                    int low = py(Math.max(0, point.y() - point.error()));
+                    int low = py(Math.max(yScale == YScale.LOG ? Math.pow(10, minLogY) : 0, point.y() - point.error()));
                     int high = py(point.y() + point.error());
                     g.drawLine(px, low, px, high);
                     g.drawLine(px - 5, low, px + 5, low);
@@ -183,7 +206,10 @@ final class LineChart {
         }
 
         private int py(double y) {
-            return (int) Math.round(HEIGHT - BOTTOM - y / maxY * (HEIGHT - TOP - BOTTOM));
+            double fraction = yScale == YScale.LOG
+                    ? (Math.log10(Math.max(y, Math.pow(10, minLogY))) - minLogY) / (Math.log10(maxY) - minLogY)
+                    : y / maxY;
+            return (int) Math.round(HEIGHT - BOTTOM - fraction * (HEIGHT - TOP - BOTTOM));
         }
 
         private void centred(String text, int x, int y) {
