@@ -22,14 +22,13 @@ import java.util.TreeSet;
  */
 final class LineChart {
 
-    // Visible for testing (both)
+    // Visible for testing (the image's size and its plot area's margins)
     static final int WIDTH = 960;
     static final int HEIGHT = 600;
-
-    private static final int LEFT = 100;
-    private static final int RIGHT = 40;
-    private static final int TOP = 60;
-    private static final int BOTTOM = 70;
+    static final int LEFT = 100;
+    static final int RIGHT = 40;
+    static final int TOP = 60;
+    static final int BOTTOM = 70;
     private static final double X_PADDING_DECADES = 0.25;
     private static final Color[] PALETTE = {
         new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c), new Color(0xff7f0e),
