@@ -359,6 +359,10 @@ class SystemTimerTest {
         String bad = uniqueName();
 
         assertThrows(IllegalArgumentException.class, () -> track(new SystemTimer(bad, 0, 20)));
+        IllegalArgumentException tooLarge = assertThrows(IllegalArgumentException.class,
+                () -> track(new SystemTimer(bad, Long.MAX_VALUE, 20)));
+        assertTrue(tooLarge.getMessage().startsWith("tickMs must be from 1 to "), "the message says why a large tick is refused: "
+                + tooLarge.getMessage());
         assertThrows(IllegalArgumentException.class, () -> track(new SystemTimer(bad, 1, 1)));
         assertThrows(NullPointerException.class, () -> track(new SystemTimer(null, 1, 20)));
         assertTrue(thread(bad + "-reaper").isEmpty());
