@@ -27,22 +27,18 @@ class ParkedRequestsTest {
 
     @Test
     void aClosedConnectionsParkedProducesLeaveThePurgatoryAtOnce() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).stallReplica(2).maxInFlightPerConnection(2048).build());
-        WireClient client = new WireClient(broker.port());
-        for (int i = 0; i < 1024; i++) {
-            client.send(WireClient.produce("demo", i % 3, ACKS_ALL, LONG_TIMEOUT_MS, 1));
-        }
-        Waits.soon().until(() -> broker.parkedProduces() == 1024);
-
-        client.close();
-
-        Waits.soon().until(() -> broker.parkedProduces() == 0);
+        parkThenClose(2048);
         assertEquals(0, broker.producePurgatoryMetrics().expired(), "completed at the close, not expired");
     }
 
     @Test
     void aConnectionAtItsInFlightLimitNoticesItsClientClosing() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).stallReplica(2).maxInFlightPerConnection(1024).build());
+        parkThenClose(1024);
+    }
+
+    /** A client parks 1,024 acks=-1 produces (replica 2 stalled) and closes: the broker holds none after. */
+    private void parkThenClose(int maxInFlightPerConnection) throws Exception {
+        broker = DemoBroker.start(BrokerConfig.builder().port(0).stallReplica(2).maxInFlightPerConnection(maxInFlightPerConnection).build());
         WireClient client = new WireClient(broker.port());
         for (int i = 0; i < 1024; i++) {
             client.send(WireClient.produce("demo", i % 3, ACKS_ALL, LONG_TIMEOUT_MS, 1));
