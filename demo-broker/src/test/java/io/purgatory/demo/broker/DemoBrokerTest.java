@@ -26,29 +26,27 @@ import org.junit.jupiter.api.Test;
 class DemoBrokerTest {
     private static final short ACKS_ALL = -1;
 
+    private final BrokerFixture fixture = new BrokerFixture();
     private DemoBroker broker;
-    private final List<WireClient> clients = new ArrayList<>();
 
     @AfterEach
     void tearDown() throws Exception {
-        for (WireClient client : clients) {
-            assertEquals(List.of(), client.protocolErrors(), "responses in request order, all parseable");
-            client.close();
-        }
-        if (broker != null) {
-            broker.close();
+        try {
+            for (WireClient client : fixture.clients()) {
+                assertEquals(List.of(), client.protocolErrors(), "responses in request order, all parseable");
+            }
+        } finally {
+            fixture.close();
         }
     }
 
     private WireClient start(BrokerConfig.Builder config) throws Exception {
-        broker = DemoBroker.start(config.port(0).build());
+        broker = fixture.start(config);
         return connect();
     }
 
     private WireClient connect() throws Exception {
-        WireClient client = new WireClient(broker.port());
-        clients.add(client);
-        return client;
+        return fixture.connect();
     }
 
     static Answer answer(CompletableFuture<Answer> future) {

@@ -46,28 +46,21 @@ class FetchTest {
     private static final short BY_NAME = 12;
     private static final short BY_ID = 18;
 
+    private final BrokerFixture fixture = new BrokerFixture();
     private DemoBroker broker;
-    private final List<WireClient> clients = new ArrayList<>();
 
     @AfterEach
     void close() throws Exception {
-        for (WireClient client : clients) {
-            client.close();
-        }
-        if (broker != null) {
-            broker.close();
-        }
+        fixture.close();
     }
 
     private WireClient start(BrokerConfig.Builder config) throws Exception {
-        broker = DemoBroker.start(config.port(0).build());
+        broker = fixture.start(config);
         return connect();
     }
 
     private WireClient connect() throws Exception {
-        WireClient client = new WireClient(broker.port());
-        clients.add(client);
-        return client;
+        return fixture.connect();
     }
 
     /** A fetch of one offset per partition (partition i at offsets[i]) of topic demo, by name. */
