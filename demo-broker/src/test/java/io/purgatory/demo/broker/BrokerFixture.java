@@ -1,5 +1,6 @@
 package io.purgatory.demo.broker;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -29,7 +30,7 @@ final class BrokerFixture implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() throws IOException {
         for (WireClient client : clients) {
             client.close();
         }
