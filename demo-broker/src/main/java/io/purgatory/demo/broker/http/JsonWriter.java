@@ -6,7 +6,7 @@ package io.purgatory.demo.broker.http;
  *
  * <p>Not thread-safe: one writer per document, used by one thread.
  */
-final class JsonWriter {
+public final class JsonWriter {
     private final StringBuilder out = new StringBuilder(1024);
     private boolean needsComma;
 

@@ -9,9 +9,9 @@ import io.prometheus.metrics.model.snapshots.Quantile;
 import io.prometheus.metrics.model.snapshots.Quantiles;
 import io.purgatory.LatencyHistogram;
 import io.purgatory.PurgatoryMetrics;
-import io.purgatory.demo.broker.BrokerStats;
-import io.purgatory.demo.broker.BrokerStats.FetchOutcome;
-import io.purgatory.demo.broker.DemoBroker;
+import io.purgatory.demo.broker.metrics.BrokerStats.FetchOutcome;
+import io.purgatory.demo.broker.metrics.BrokerStats;
+import io.purgatory.demo.broker.server.ReplicaManager;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -42,7 +42,7 @@ import java.util.List;
  * <p>Thread-safe: the registry is built in the constructor and only read afterwards; the callbacks
  * read thread-safe broker state.
  */
-final class MetricsExporter {
+public final class MetricsExporter {
     /** The {@code Content-Type} of {@link #scrape()}. */
     static final String CONTENT_TYPE = PrometheusTextFormatWriter.CONTENT_TYPE;
 
@@ -51,10 +51,10 @@ final class MetricsExporter {
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final PrometheusTextFormatWriter writer = new PrometheusTextFormatWriter(false);
 
-    MetricsExporter(DemoBroker broker) {
-        registerPurgatories(broker.purgatoryMetrics());
-        registerListener(broker.stats());
-        registerReplication(broker);
+    MetricsExporter(ReplicaManager replicaManager, BrokerStats stats) {
+        registerPurgatories(replicaManager.purgatoryMetrics());
+        registerListener(stats);
+        registerReplication(replicaManager);
     }
 
     /** The current metrics, as Prometheus text. */
@@ -133,11 +133,11 @@ final class MetricsExporter {
                 .callback(cb -> cb.call(stats.bytesOut())).register(registry);
     }
 
-    private void registerReplication(DemoBroker broker) {
+    private void registerReplication(ReplicaManager replicaManager) {
         GaugeWithCallback.builder().name("demo_broker_log_end_offset")
                 .help("Log end offset of each replica of each partition (replica 0 is the leader)")
                 .labelNames("topic", "partition", "replica")
-                .callback(cb -> broker.partitionStates().forEach(p -> {
+                .callback(cb -> replicaManager.partitionStates().forEach(p -> {
                     String partition = String.valueOf(p.partition());
                     cb.call(p.leaderEndOffset(), p.topic(), partition, "0");
                     for (int i = 0; i < p.followerEndOffsets().size(); i++) {
@@ -147,24 +147,24 @@ final class MetricsExporter {
         GaugeWithCallback.builder().name("demo_broker_high_watermark")
                 .help("High watermark of each partition: the smallest log end offset in its ISR")
                 .labelNames("topic", "partition")
-                .callback(cb -> broker.partitionStates().forEach(p ->
+                .callback(cb -> replicaManager.partitionStates().forEach(p ->
                         cb.call(p.highWatermark(), p.topic(), String.valueOf(p.partition())))).register(registry);
         GaugeWithCallback.builder().name("demo_broker_isr_size")
                 .help("In-sync replicas of each partition, leader included")
                 .labelNames("topic", "partition")
-                .callback(cb -> broker.partitionStates().forEach(p ->
+                .callback(cb -> replicaManager.partitionStates().forEach(p ->
                         cb.call(p.isr().size(), p.topic(), String.valueOf(p.partition())))).register(registry);
         GaugeWithCallback.builder().name("demo_broker_min_insync_replicas")
                 .help("min.insync.replicas of each partition")
                 .labelNames("topic", "partition")
-                .callback(cb -> broker.partitionStates().forEach(p ->
+                .callback(cb -> replicaManager.partitionStates().forEach(p ->
                         cb.call(p.minInsyncReplicas(), p.topic(), String.valueOf(p.partition())))).register(registry);
         GaugeWithCallback.builder().name("demo_broker_replica_stalled")
                 .help("1 while a simulated follower replica is stalled (fetches nothing), else 0")
                 .labelNames("replica")
                 .callback(cb -> {
-                    for (int id = 1; id <= broker.config().followers(); id++) {
-                        cb.call(broker.isReplicaStalled(id) ? 1 : 0, String.valueOf(id));
+                    for (int id = 1; id <= replicaManager.followers().count(); id++) {
+                        cb.call(replicaManager.followers().isStalled(id) ? 1 : 0, String.valueOf(id));
                     }
                 }).register(registry);
     }

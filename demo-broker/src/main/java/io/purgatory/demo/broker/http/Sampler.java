@@ -2,10 +2,10 @@ package io.purgatory.demo.broker.http;
 
 import io.purgatory.LatencyHistogram;
 import io.purgatory.PurgatoryMetrics;
-import io.purgatory.demo.broker.BrokerStats;
-import io.purgatory.demo.broker.BrokerStats.FetchOutcome;
-import io.purgatory.demo.broker.DemoBroker;
-import io.purgatory.demo.broker.PartitionState;
+import io.purgatory.demo.broker.cluster.PartitionState;
+import io.purgatory.demo.broker.metrics.BrokerStats.FetchOutcome;
+import io.purgatory.demo.broker.metrics.BrokerStats;
+import io.purgatory.demo.broker.server.ReplicaManager;
 import java.util.Map;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
@@ -24,8 +24,9 @@ import org.apache.kafka.common.protocol.Errors;
  * <p>Not thread-safe: the previous totals and time are confined to the thread that calls
  * {@link #sample()} (the HTTP event loop).
  */
-final class Sampler {
-    private final DemoBroker broker;
+public final class Sampler {
+    private final ReplicaManager replicaManager;
+    private final BrokerStats stats;
     private long previousNanos;
     private long previousAcked;
     private long previousTimedOut;
@@ -33,8 +34,9 @@ final class Sampler {
     /** The previous fetch outcome totals, by ordinal. */
     private final long[] previousFetches = new long[FetchOutcome.values().length];
 
-    Sampler(DemoBroker broker) {
-        this.broker = broker;
+    Sampler(ReplicaManager replicaManager, BrokerStats stats) {
+        this.replicaManager = replicaManager;
+        this.stats = stats;
         this.previousNanos = System.nanoTime();
     }
 
@@ -42,7 +44,7 @@ final class Sampler {
     String sample() {
         long nowNanos = System.nanoTime();
         double seconds = Math.max(1e-3, (nowNanos - previousNanos) / 1e9);
-        ProduceOutcomes outcomes = ProduceOutcomes.of(broker.stats());
+        ProduceOutcomes outcomes = ProduceOutcomes.of(stats);
         JsonWriter json = new JsonWriter().beginObject();
         json.name("timeMs").value(System.currentTimeMillis());
         json.name("produce").beginObject()
@@ -60,7 +62,7 @@ final class Sampler {
 
         json.name("fetch").beginObject();
         for (FetchOutcome outcome : FetchOutcome.values()) {
-            long total = broker.stats().fetchResponses(outcome);
+            long total = stats.fetchResponses(outcome);
             json.name(key(outcome) + "Total").value(total)
                     .name(key(outcome) + "PerSec").value((total - previousFetches[outcome.ordinal()]) / seconds);
             previousFetches[outcome.ordinal()] = total;
@@ -68,7 +70,7 @@ final class Sampler {
         json.endObject();
 
         json.name("purgatories").beginArray();
-        for (PurgatoryMetrics metrics : broker.purgatoryMetrics()) {
+        for (PurgatoryMetrics metrics : replicaManager.purgatoryMetrics()) {
             LatencyHistogram lateness = metrics.expiryLateness();
             json.beginObject()
                     .name("name").value(metrics.getName())
@@ -86,17 +88,17 @@ final class Sampler {
         json.endArray();
 
         json.name("replicas").beginArray();
-        for (int id = 1; id <= broker.config().followers(); id++) {
+        for (int id = 1; id <= replicaManager.followers().count(); id++) {
             json.beginObject()
                     .name("id").value(id)
-                    .name("stalled").value(broker.isReplicaStalled(id))
-                    .name("lagMs").value(broker.replicaLagMs(id))
+                    .name("stalled").value(replicaManager.followers().isStalled(id))
+                    .name("lagMs").value(replicaManager.followers().lagMs(id))
                     .endObject();
         }
         json.endArray();
 
         json.name("partitions").beginArray();
-        for (PartitionState partition : broker.partitionStates()) {
+        for (PartitionState partition : replicaManager.partitionStates()) {
             json.beginObject()
                     .name("topic").value(partition.topic())
                     .name("partition").value(partition.partition())
@@ -110,7 +112,6 @@ final class Sampler {
         }
         json.endArray();
 
-        BrokerStats stats = broker.stats();
         json.name("connections").value(stats.connections())
                 .name("bytesIn").value(stats.bytesIn())
                 .name("bytesOut").value(stats.bytesOut());
