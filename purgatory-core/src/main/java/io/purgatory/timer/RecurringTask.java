@@ -98,11 +98,20 @@ abstract class RecurringTask extends CallbackTask {
             return nextOnGrid(previousDeadlineMs, delayMs(), host.nowMs());
         }
 
-        /** The first of {@code previous + k * period} (k &ge; 1) that is after {@code now}; saturated at Long.MAX_VALUE. */
+        /**
+         * The first of {@code previous + k * period} (k &ge; 1) that is not before {@code now}: the next
+         * run if it is not late yet, else the first run of the grid still to come (one due right now
+         * counts as to come). Saturated at Long.MAX_VALUE.
+         */
         static long nextOnGrid(long previous, long period, long now) {
-            long periods = now < previous ? 1 : (now - previous) / period + 1;
+            long behind = now - previous; // both are on the timer's clock, which is never negative
+            long periods = behind <= period ? 1 : 1 + ceilDiv(behind - period, period);
             long step = Math.multiplyHigh(periods, period) == 0 ? periods * period : Long.MAX_VALUE;
             return step < 0 || previous > Long.MAX_VALUE - step ? Long.MAX_VALUE : previous + step;
+        }
+
+        private static long ceilDiv(long x, long y) {
+            return -Math.floorDiv(-x, y);
         }
     }
 

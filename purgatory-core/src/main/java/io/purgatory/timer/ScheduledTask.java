@@ -28,8 +28,9 @@ public interface ScheduledTask {
     /**
      * True once no run is pending: the callback was cancelled, or it will not be scheduled again (a
      * one-shot callback has been handed over to run, a recurring one's schedule has ended). The last
-     * run may still be under way. Closing the timer does not change the handle: a callback dropped
-     * by {@link Timer#close()} is neither done nor cancelled.
+     * run may still be under way. Closing the timer does not change the handle of a callback waiting
+     * for its deadline: dropped by {@link Timer#close()}, it is neither done nor cancelled; a recurring
+     * callback running at the close is done after that run.
      */
     boolean isDone();
 

@@ -33,7 +33,7 @@ public interface Timer extends AutoCloseable {
      * {@code periodMs} after that first deadline, whatever each run costs: run {@code k} is due at
      * {@code first + k * periodMs}, so the rate does not drift. <b>Missed runs are skipped, not
      * replayed</b>: after a pause longer than a period (a slow run, a busy timer thread, a suspended
-     * process), the next run is the first one of that grid after the clock, and runs go on on the
+     * process), the next run is the first one of that grid not before the clock, and runs go on on the
      * same grid. (Java's {@code scheduleAtFixedRate} replays the missed runs back to back instead.)
      *
      * @throws IllegalArgumentException if initialDelayMs is negative or periodMs is not positive
