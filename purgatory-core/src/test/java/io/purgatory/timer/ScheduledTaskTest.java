@@ -11,8 +11,10 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 
 /** The callback forms on manual time: every outcome is deterministic, so every assertion is exact. */
@@ -259,6 +261,45 @@ class ScheduledTaskTest {
         assertTrue(cancelled.get());
         assertTrue(handle.isCancelled());
         assertEquals(0, timer.size());
+    }
+
+    @RepeatedTest(200)
+    void cancelsRacingTheRunsAndReAddsOfAFixedRateWinOnceAndStopItWithinTheRunUnderWay() throws Exception {
+        try (MockTimer raced = new MockTimer()) {
+            AtomicInteger ran = new AtomicInteger();
+            ScheduledTask handle = raced.scheduleAtFixedRate(ran::incrementAndGet, 0, 1);
+            CountDownLatch lineUp = new CountDownLatch(1);
+            AtomicInteger wins = new AtomicInteger();
+            AtomicInteger ranAtWin = new AtomicInteger(-1);
+            List<Thread> cancellers = new ArrayList<>();
+            for (int t = 0; t < 2; t++) {
+                Thread thread = new Thread(() -> {
+                    await(lineUp);
+                    while (ran.get() < 5) {
+                        Thread.onSpinWait(); // let it run a few times first
+                    }
+                    if (handle.cancel()) {
+                        ranAtWin.set(ran.get());
+                        wins.incrementAndGet();
+                    }
+                });
+                thread.start();
+                cancellers.add(thread);
+            }
+            lineUp.countDown();
+            while (!handle.isCancelled()) {
+                raced.advance(1); // runs and re-adds, racing the cancels
+            }
+            for (Thread thread : cancellers) {
+                thread.join();
+            }
+            raced.advance(100);
+
+            assertEquals(1, wins.get());
+            assertTrue(ran.get() <= ranAtWin.get() + 1, () -> ran.get() + " runs, " + ranAtWin.get() + " when cancelled");
+            assertEquals(0, raced.size());
+            assertTrue(handle.isDone());
+        }
     }
 
     @Test
