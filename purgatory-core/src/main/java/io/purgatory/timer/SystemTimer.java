@@ -43,8 +43,16 @@ import org.slf4j.LoggerFactory;
  * {@link #add}. An exception thrown by a task is logged and does not stop the timer. Thread names
  * are {@code <name>-reaper} and {@code <name>-executor}; both threads are daemons.
  *
+ * <p>Deadlines are whole milliseconds on {@link #nowMs()}'s clock, rounded up from the add time; a
+ * task's due tick is its deadline rounded up to the tick. A recurring callback is one task that the
+ * reaper hands to the executor in state FIRING and that, once run, goes back through the same add
+ * stack with its next deadline (written by the executor before the push), still counted in
+ * {@link #size()}: no allocation per run, and a {@code cancel()} that wins against FIRING makes the
+ * push back fail.
+ *
  * <p>Thread-safe. Fields: {@code wheel}, {@code parkedAtTick} and the link fields of every task in
- * the wheel are written by the reaper thread only; {@code added}, {@code cancelled},
+ * the wheel are written by the reaper thread only (a task's {@code dueTick} by the thread that pushes
+ * it onto {@code added}, before the push); {@code added}, {@code cancelled},
  * {@code expired}, {@code size}, {@code closed}, {@code reaperDone} and {@code parkUntilTick} are
  * atomics or volatiles shared by all threads.
  */
