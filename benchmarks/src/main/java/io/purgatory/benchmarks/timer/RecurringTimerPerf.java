@@ -8,7 +8,9 @@ import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
@@ -39,7 +41,8 @@ import picocli.CommandLine.Spec;
             "",
             "For each timer, after --warmup-s seconds of running, over --duration-s seconds: the runs per second "
                     + "achieved (against the rate offered), the process CPU time per run (every thread: the timer's, "
-                    + "GC, JIT), the cores that makes, and the bytes allocated per run (every thread); then the heap "
+                    + "GC, JIT; and apart, of each thread the timer started), the cores that makes, and the bytes "
+                    + "allocated per run (every thread); then the heap "
                     + "each task holds: heap after a full GC with the tasks running, minus before they were "
                     + "scheduled, divided by --tasks.",
             ""},
@@ -117,6 +120,12 @@ public final class RecurringTimerPerf implements Callable<Integer> {
             }
             pause(TimeUnit.SECONDS.toNanos(warmupSeconds));
 
+            Map<Thread, Long> timerThreadsBefore = new LinkedHashMap<>();
+            for (Thread thread : Thread.getAllStackTraces().keySet()) {
+                if (!threadsBefore.contains(thread)) {
+                    timerThreadsBefore.put(thread, cpu.threadNanos(thread.getId()));
+                }
+            }
             long runsBefore = ran.sum();
             long cpuBefore = cpu.processNanos();
             long allocatedBefore = allocatedBytes();
@@ -126,9 +135,12 @@ public final class RecurringTimerPerf implements Callable<Integer> {
             long runs = ran.sum() - runsBefore;
             long cpuNanos = cpu.processNanos() - cpuBefore;
             long allocated = allocatedBytes() - allocatedBefore;
+            Map<String, Double> threadNanosPerRun = new LinkedHashMap<>();
+            timerThreadsBefore.forEach((thread, before) -> threadNanosPerRun.put(thread.getName(),
+                    (double) (cpu.threadNanos(thread.getId()) - before) / Math.max(1, runs)));
             long heapPerTask = (heap.afterFullGc() - heapBefore) / tasks; // in steady state, after the measurement
             return new Result(implementation, heapPerTask, runs * 1e9 / wall, (double) cpuNanos / Math.max(1, runs),
-                    (double) cpuNanos / wall, (double) allocated / Math.max(1, runs));
+                    (double) cpuNanos / wall, (double) allocated / Math.max(1, runs), threadNanosPerRun);
         } finally {
             awaitEnd(threadsBefore); // a timer thread still draining would keep its tasks in the next timer's heap figure
         }
@@ -236,11 +248,16 @@ public final class RecurringTimerPerf implements Callable<Integer> {
             out.append(String.format(Locale.ROOT, "%-10s %,14d %,14.0f %,14.0f %12.2f %,14.1f%n",
                     r.timer, r.heapPerTask, r.runsPerSecond, r.cpuNanosPerRun, r.cores, r.allocatedPerRun));
         }
+        out.append(String.format(Locale.ROOT, "%nCPU per run of each thread the timer started (ns):%n"));
+        for (Result r : results) {
+            r.threadNanosPerRun.forEach((thread, nanos) ->
+                    out.append(String.format(Locale.ROOT, "%-10s %-28s %,8.0f%n", r.timer, thread, nanos)));
+        }
         return out.toString();
     }
 
     /** What one timer did. */
     private record Result(TimerImplementation timer, long heapPerTask, double runsPerSecond, double cpuNanosPerRun,
-            double cores, double allocatedPerRun) {
+            double cores, double allocatedPerRun, Map<String, Double> threadNanosPerRun) {
     }
 }
