@@ -21,9 +21,10 @@ import java.lang.invoke.VarHandle;
  *
  * <p>A recurring task (the timer's own, behind {@link Timer#scheduleAtFixedRate} and its siblings)
  * goes from SCHEDULED to FIRING instead of EXPIRED: it runs, then either goes back to QUEUED with
- * its next deadline, or to EXPIRED when its schedule ends. {@code cancel()} still wins from FIRING,
- * and then the move back to QUEUED fails: a recurring task stops whether it is cancelled before,
- * during or after a run.
+ * its next deadline (a {@link MockTimer}, which links it under its monitor, moves it straight to
+ * SCHEDULED), or to EXPIRED when its schedule ends. {@code cancel()} still wins from FIRING, and
+ * then the move back fails: a recurring task stops whether it is cancelled before, during or after
+ * a run.
  *
  * <h2>Thread-safety</h2>
  * {@link #cancel()} and {@link #isCancelled()} may be called from any thread. The link fields
@@ -39,7 +40,7 @@ public abstract class TimerTask implements Runnable {
     static final int SCHEDULED = 2;
     static final int EXPIRED = 3;
     static final int CANCELLED = 4;
-    /** A recurring task taken from the timer to run; it goes back to QUEUED, or to EXPIRED when its schedule ends. */
+    /** A recurring task taken from the timer to run; it goes back to QUEUED (or SCHEDULED), or to EXPIRED when its schedule ends. */
     static final int FIRING = 5;
 
     private static final VarHandle STATE;
