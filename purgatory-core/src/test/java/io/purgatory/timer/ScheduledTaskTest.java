@@ -16,8 +16,13 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
-/** The callback forms on manual time: every outcome is deterministic, so every assertion is exact. */
+/**
+ * The callback forms on manual time: every outcome is deterministic, so every assertion is exact.
+ * The time-out only turns a lost cancel in the race test (which would spin) into a failure.
+ */
+@Timeout(value = 1, unit = TimeUnit.MINUTES)
 class ScheduledTaskTest {
 
     private final MockTimer timer = new MockTimer();
