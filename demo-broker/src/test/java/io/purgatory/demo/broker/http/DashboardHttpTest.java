@@ -1,5 +1,7 @@
 package io.purgatory.demo.broker.http;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.purgatory.demo.broker.DemoBroker;
 import io.purgatory.demo.broker.DemoBrokerTest;
 import io.purgatory.demo.broker.FetchTest;
@@ -52,6 +54,8 @@ class DashboardHttpTest {
             "# (HELP|TYPE) [a-zA-Z_:][a-zA-Z0-9_:]* .*"
                     + "|[a-zA-Z_:][a-zA-Z0-9_:]*(\\{([a-zA-Z_][a-zA-Z0-9_]*=\"([^\"\\\\\\n]|\\\\.)*\",?)*\\})? "
                     + "(-?[0-9.]+(E-?[0-9]+)?|NaN|\\+Inf|-Inf)");
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final List<AutoCloseable> closeables = new ArrayList<>();
@@ -122,10 +126,11 @@ class DashboardHttpTest {
     void stallAndResumeAFollowerOverHttp() throws Exception {
         HttpResponse<String> stalled = post("/api/replicas/2/stall", "");
         assertEquals(200, stalled.statusCode(), stalled.body());
-        assertEquals("{\"id\":2,\"stalled\":true,\"lagMs\":1}", stalled.body());
+        assertReplica(2, true, 1, stalled);
         assertTrue(broker.followers().isStalled(2));
         HttpResponse<String> resumed = post("/api/replicas/2/resume", "");
         assertEquals(200, resumed.statusCode(), resumed.body());
+        assertReplica(2, false, 1, resumed);
         assertEquals(false, broker.followers().isStalled(2));
     }
 
@@ -133,9 +138,18 @@ class DashboardHttpTest {
     void setAFollowersLagOverHttp() throws Exception {
         HttpResponse<String> response = post("/api/replicas/1/lag", "lagMs=250");
         assertEquals(200, response.statusCode(), response.body());
-        assertEquals("{\"id\":1,\"stalled\":false,\"lagMs\":250}", response.body());
+        assertReplica(1, false, 250, response);
         assertEquals(250, broker.followers().lagMs(1));
         assertEquals(1, broker.followers().lagMs(2));
+    }
+
+    /** The replica controls answer the replica's state as JSON. */
+    private static void assertReplica(int id, boolean stalled, long lagMs, HttpResponse<String> response) throws Exception {
+        assertEquals("application/json", response.headers().firstValue("Content-Type").orElseThrow());
+        JsonNode replica = JSON.readTree(response.body());
+        assertEquals(id, replica.get("id").asInt(), response.body());
+        assertEquals(stalled, replica.get("stalled").asBoolean(), response.body());
+        assertEquals(lagMs, replica.get("lagMs").asLong(), response.body());
     }
 
     @Test
@@ -258,10 +272,63 @@ class DashboardHttpTest {
         List<String> lines = metricLines();
         assertTrue(lines.containsAll(fetchResponses(1, 1, 1, 1)), String.join("\n", lines));
 
-        Pattern state = Pattern.compile(".*\"fetch\":\\{\"dataTotal\":1,\"dataPerSec\":[0-9.]+,\"emptyMaxWaitTotal\":1,"
-                + "\"emptyMaxWaitPerSec\":[0-9.]+,\"emptyAtOnceTotal\":1,\"emptyAtOncePerSec\":[0-9.]+,\"errorTotal\":1,"
-                + "\"errorPerSec\":[0-9.]+}.*");
-        Waits.soon().pollInterval(Duration.ofMillis(50)).until(() -> state.matcher(get("/api/state").body()).matches());
+        // the state is sampled once a second: wait for a sample taken after the fetches
+        JsonNode fetch = Waits.soon().pollInterval(Duration.ofMillis(50)).until(() -> state().get("fetch"),
+                f -> f.get("errorTotal").asLong() == 1);
+        for (String outcome : List.of("data", "emptyMaxWait", "emptyAtOnce", "error")) {
+            assertEquals(1, fetch.get(outcome + "Total").asLong(), fetch.toString());
+            assertTrue(fetch.get(outcome + "PerSec").isNumber(), fetch.toString());
+        }
+    }
+
+    @Test
+    void theStateHoldsTheProduceOutcomesPurgatoriesReplicasAndPartitions() throws Exception {
+        try (WireClient client = new WireClient(broker.port())) {
+            for (int i = 0; i < 3; i++) {
+                Answer answer = DemoBrokerTest.answer(client.send(WireClient.produce("demo", 1, ACKS_ALL, 30_000, 1)));
+                assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(answer).errorCode());
+            }
+            JsonNode state = Waits.soon().pollInterval(Duration.ofMillis(50)).until(this::state,
+                    s -> s.get("produce").get("ackedTotal").asLong() == 3);
+            JsonNode produce = state.get("produce");
+            assertEquals(0, produce.get("timedOutTotal").asLong());
+            assertEquals(0, produce.get("otherErrorsTotal").asLong());
+            assertTrue(produce.get("ackedPerSec").asDouble() > 0, produce.toString());
+            assertTrue(state.get("timeMs").asLong() > 0);
+
+            JsonNode purgatory = state.get("purgatories").get(0);
+            assertEquals(List.of("produce", "fetch"), names(state.get("purgatories")));
+            assertEquals(3, purgatory.get("completed").asLong(), purgatory.toString());
+            assertEquals(0, purgatory.get("delayed").asLong(), purgatory.toString());
+            assertEquals(0, purgatory.get("latenessCount").asLong(), purgatory.toString());
+
+            JsonNode partition = state.get("partitions").get(1);
+            assertEquals("demo", partition.get("topic").asText());
+            assertEquals(1, partition.get("partition").asInt());
+            assertEquals(3, partition.get("leaderEndOffset").asLong(), partition.toString());
+            assertEquals(3, partition.get("highWatermark").asLong(), partition.toString());
+            assertEquals(List.of(0, 1, 2), JSON.convertValue(partition.get("isr"), List.class));
+            assertEquals(2, partition.get("followerEndOffsets").size());
+            assertEquals(2, state.get("partitions").size());
+
+            assertEquals(2, state.get("replicas").size());
+            assertEquals(1, state.get("connections").asLong());
+            assertTrue(state.get("bytesIn").asLong() > 0);
+            assertTrue(state.get("bytesOut").asLong() > 0);
+        }
+    }
+
+    private JsonNode state() throws Exception {
+        HttpResponse<String> response = get("/api/state");
+        assertEquals(200, response.statusCode());
+        assertEquals("application/json", response.headers().firstValue("Content-Type").orElseThrow());
+        return JSON.readTree(response.body());
+    }
+
+    private static List<String> names(JsonNode purgatories) {
+        List<String> names = new ArrayList<>();
+        purgatories.forEach(p -> names.add(p.get("name").asText()));
+        return names;
     }
 
     private List<String> metricLines() throws Exception {
@@ -302,11 +369,17 @@ class DashboardHttpTest {
         Waits.soon().until(firstEvents::isDone);
         List<String> lines = firstEvents.join();
         assertEquals("event: history", lines.get(0));
-        assertTrue(lines.get(1).startsWith("data: [{\"timeMs\":"), lines.get(1));
+        JsonNode history = JSON.readTree(lines.get(1).substring("data: ".length()));
+        assertTrue(history.isArray() && history.size() >= 1, lines.get(1));
         assertEquals("event: sample", lines.get(2));
-        assertTrue(lines.get(3).startsWith("data: {\"timeMs\":"), lines.get(3));
-        assertTrue(lines.get(3).contains("\"replicas\":[{\"id\":1,\"stalled\":false,\"lagMs\":1},{\"id\":2,\"stalled\":false,\"lagMs\":1}]"),
-                lines.get(3));
+        JsonNode sample = JSON.readTree(lines.get(3).substring("data: ".length()));
+        assertTrue(sample.get("timeMs").asLong() >= history.get(history.size() - 1).get("timeMs").asLong(), lines.get(3));
+        for (int id = 1; id <= 2; id++) {
+            JsonNode replica = sample.get("replicas").get(id - 1);
+            assertEquals(id, replica.get("id").asInt(), lines.get(3));
+            assertEquals(false, replica.get("stalled").asBoolean(), lines.get(3));
+            assertEquals(1, replica.get("lagMs").asLong(), lines.get(3));
+        }
     }
 
     @Test
