@@ -23,8 +23,9 @@ import picocli.CommandLine.Spec;
 /**
  * The chart step: reads JMH JSON result files ({@code -rf json -rff <file>}) and writes one PNG line
  * chart per benchmark method and thread count (and value of every other parameter): a metric by
- * pending count, one line per timer. Runs headless; JFreeChart draws ({@link Charts}). See {@code --help} and docs/benchmarks.md. Writes to the command line's out and err
- * writers; a file it cannot read or chart is one line on err and exit status 1, not a stack trace.
+ * pending count, one line per timer. Runs headless; JFreeChart draws ({@link Charts}). See
+ * {@code --help} and docs/benchmarks.md. Writes to the command line's out and err writers; a file
+ * it cannot read or chart is one line on err and exit status 1, not a stack trace.
  *
  * <p>Not thread-safe; a command-line main.
  */
