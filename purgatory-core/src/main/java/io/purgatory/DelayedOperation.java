@@ -208,24 +208,34 @@ public abstract class DelayedOperation {
     }
 
     /**
-     * Completes the operation by expiring: {@code onComplete}, then {@code onExpiration}.
+     * Completes the operation by expiring: {@code onComplete}, then {@code onExpiration}, which runs
+     * even if {@code onComplete} threw (the operation is expired all the same; the first exception is
+     * rethrown after, the second suppressed in it).
      *
      * @param how {@link Completion#EXPIRED} when the timer expired it (its lateness is recorded),
      *     {@link Completion#CLOSED} when a closing purgatory expires it early
      * @return true if this call completed it
      */
     final boolean expire(Completion how) {
-        if (!complete(how, null)) {
-            return false;
+        Throwable failure = null;
+        try {
+            if (!complete(how, null)) {
+                return false;
+            }
+        } catch (RuntimeException | Error e) {
+            failure = e; // only the call that completes the operation runs onComplete: this one did
         }
         try {
             onExpiration();
+        } catch (RuntimeException | Error e) {
+            failure = Attempts.first(failure, e);
         } finally {
             DelayedOperationPurgatory<?> p = purgatory;
             if (p != null) {
                 p.expired(this, how);
             }
         }
+        Attempts.rethrow(failure);
         return true;
     }
 
