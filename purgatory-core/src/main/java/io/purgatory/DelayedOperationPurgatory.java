@@ -82,6 +82,11 @@ import org.slf4j.LoggerFactory;
  * {@code checkAndComplete}, a lock that some {@code tryComplete} needs (KAFKA-8334).
  * {@code closed} is volatile; counters are atomics.
  *
+ * <p>Counts of what the purgatory holds ({@link #watched()}, {@link #numDelayed()}) are {@code long},
+ * as are the {@link PurgatoryMetrics}; a call's own result (how many operations {@code advance},
+ * {@code checkAndComplete} or {@code cancelForKey} completed) is an {@code int}, bounded by one
+ * list's length.
+ *
  * @param <T> the operations it holds
  */
 public final class DelayedOperationPurgatory<T extends DelayedOperation> implements AutoCloseable {
