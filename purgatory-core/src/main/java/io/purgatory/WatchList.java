@@ -143,7 +143,9 @@ final class WatchList {
     /**
      * Retries every operation linked before this call; removes tombstones when they make up a
      * quarter of the list or more, so a list that is checked often stays short without a purge (a
-     * tombstone costs every later walk a cache miss; the copy costs one pass over the array).
+     * tombstone costs every later walk a cache miss; the copy costs one pass over the array). Every
+     * operation is tried even if some {@code tryComplete} throws; the first exception is rethrown
+     * after (see {@link Attempts}).
      *
      * @return how many operations this call completed
      */
@@ -156,28 +158,21 @@ final class WatchList {
             n = size;
             indexed = index == null || index.isEmpty() ? NO_OPERATIONS : index.liveOperations();
         }
-        int completed = 0;
+        Attempts attempts = new Attempts();
         for (DelayedOperation op : indexed) {
-            if (op.maybeTryComplete()) {
-                completed++;
-            }
+            attempts.retry(op);
         }
         int dead = 0;
         for (int i = 0; i < n; i++) {
             DelayedOperation op = operationOf(snapshot[i]);
-            if (op == null) {
-                dead++;
-            } else if (op.maybeTryComplete()) {
-                completed++;
-                dead++;
-            } else if (op.isCompleted()) {
+            if (op == null || attempts.retry(op) || op.isCompleted()) {
                 dead++;
             }
         }
         if (dead > 0 && dead * 4 >= n) {
             removeTombstones();
         }
-        return completed;
+        return attempts.result();
     }
 
     /** Unlinks every tombstone (copy-on-write), keeping direct entries' slots current; returns how many. */

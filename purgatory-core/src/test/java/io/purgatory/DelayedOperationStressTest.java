@@ -289,7 +289,7 @@ class DelayedOperationStressTest {
                     for (int i = first; i < total; i += offerers) {
                         WatermarkOperation op = ops[i];
                         op.position = nextOffset.incrementAndGet(op.key);
-                        purgatory.tryCompleteElseWatch(op, KEYS.get(op.key), op.position);
+                        purgatory.tryCompleteElseWatchPosition(op, KEYS.get(op.key), op.position);
                         offered.incrementAndGet();
                     }
                     return null;
@@ -316,7 +316,7 @@ class DelayedOperationStressTest {
                     } else if (action < 99) {
                         ops[r.nextInt(Math.max(1, offered.get()))].forceComplete();
                     } else {
-                        purgatory.cancelForKey(KEYS.get(r.nextInt(KEYS.size()))).forEach(WatermarkOperation::forceComplete);
+                        purgatory.cancelForKey(KEYS.get(r.nextInt(KEYS.size())), "cancelled");
                     }
                 }
                 return null;
@@ -410,7 +410,7 @@ class DelayedOperationStressTest {
                         boolean completedNow = purgatory.tryCompleteElseWatch(ops[i], watchKeys.get(i));
                         if (n >= afterFrom) {
                             offeredAfterClose.incrementAndGet();
-                            if (completedNow || ops[i].completions.get() != 1 || ops[i].expirations.get() != 1) {
+                            if (!completedNow || ops[i].completions.get() != 1 || ops[i].expirations.get() != 1) {
                                 violation.compareAndSet(null, "offered after close but not expired at once: " + ops[i]);
                             }
                         }
@@ -477,7 +477,7 @@ class DelayedOperationStressTest {
                 for (int i = 0; i < perRound; i++) {
                     Key key = keyOf(i);
                     if (positions) {
-                        purgatory.tryCompleteElseWatch(ops[i], key, i);
+                        purgatory.tryCompleteElseWatchPosition(ops[i], key, i);
                     } else {
                         purgatory.tryCompleteElseWatch(ops[i], List.of(key, keyOf(i + 1)));
                     }

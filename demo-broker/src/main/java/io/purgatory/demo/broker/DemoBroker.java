@@ -167,7 +167,7 @@ public final class DemoBroker implements AutoCloseable {
     }
 
     /** acks=-1 produces parked in the purgatory now, waiting for replicas or their timeout. */
-    public int parkedProduces() {
+    public long parkedProduces() {
         return replicaManager.parkedProduces();
     }
 
