@@ -20,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * One connection's requests: {@code GET /kv/{key}} answers the value and its index in
  * {@code X-Index}; with {@code ?index=N} it is a blocking query, answered as soon as the key's index
  * passes N, or after {@code wait} (default and cap set by the server) with the value as it is then;
- * {@code PUT /kv/{key}} stores the body under the next index and answers the waiting queries on key.
+ * {@code PUT /kv/{key}} stores the body under the next index and answers the waiting queries on key;
+ * {@code GET /metrics} shows the waits' meters (Prometheus' text format).
  *
  * <p>A blocking query that cannot be answered at once is a {@link Waiters#waitFor} future. When the
  * client goes away (the channel becomes inactive), the future is cancelled, which removes its wait
@@ -42,18 +44,22 @@ final class KvHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     private static final Logger LOG = LoggerFactory.getLogger(KvHandler.class);
     private static final String PREFIX = "/kv/";
+    private static final String METRICS = "/metrics";
     static final String INDEX_HEADER = "X-Index";
 
     private final KvStore store;
     private final Waiters<String> waiters;
+    private final Supplier<String> metrics;
     private final Duration defaultWait;
     private final Duration maxWait;
     /** The blocking query parked on this connection, or null. Event loop only. */
     private CompletableFuture<WaitOutcome> parked;
 
-    KvHandler(KvStore store, Waiters<String> waiters, Duration defaultWait, Duration maxWait) {
+    /** @param metrics the server's meters in Prometheus' text format, for {@code GET /metrics} */
+    KvHandler(KvStore store, Waiters<String> waiters, Supplier<String> metrics, Duration defaultWait, Duration maxWait) {
         this.store = store;
         this.waiters = waiters;
+        this.metrics = metrics;
         this.defaultWait = defaultWait;
         this.maxWait = maxWait;
     }
@@ -68,6 +74,10 @@ final class KvHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         }
         QueryStringDecoder uri = new QueryStringDecoder(request.uri());
         String path = uri.path();
+        if (path.equals(METRICS) && HttpMethod.GET.equals(request.method())) {
+            respond(ctx, HttpResponseStatus.OK, metrics.get(), -1, keepAlive);
+            return;
+        }
         if (!path.startsWith(PREFIX) || path.length() == PREFIX.length()) {
             respond(ctx, HttpResponseStatus.NOT_FOUND, "no such resource: " + path + "\n", -1, keepAlive);
             return;

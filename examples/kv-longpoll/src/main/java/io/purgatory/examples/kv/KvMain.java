@@ -13,12 +13,14 @@ import picocli.CommandLine.Option;
  * answers every parked query and stops. Not thread-safe; a command-line main.
  */
 @Command(name = "example-kv-longpoll", mixinStandardHelpOptions = true, showDefaultValues = true, version = "0.1.0-SNAPSHOT",
+        usageHelpWidth = 110,
         description = {
             "A key-value store over HTTP with Consul-style blocking queries, its waits in purgatory-core's Waiters:",
-            "  PUT /kv/<key>                 stores the body under the next index (X-Index)",
-            "  GET /kv/<key>                 the value, its index in X-Index (404 if never written)",
-            "  GET /kv/<key>?index=N&wait=30s  answers as soon as the key's index passes N, or after",
-            "                                the wait with the value as it is then (wait: ms, s, m or h)",
+            "  PUT /kv/<key>                    stores the body under the next index (X-Index)",
+            "  GET /kv/<key>                    the value, its index in X-Index (404 if never written)",
+            "  GET /kv/<key>?index=N&wait=30s   answers as soon as the key's index passes N, or after the wait",
+            "                                   with the value as it is then (wait: ms, s, m or h)",
+            "  GET /metrics                     the waits' meters (purgatory-micrometer, Prometheus' format)",
             "A query whose client disconnects leaves the purgatory at once. Ctrl-C answers every parked query (503) and stops."})
 public final class KvMain implements Callable<Integer> {
 

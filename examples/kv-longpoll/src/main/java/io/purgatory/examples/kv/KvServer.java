@@ -12,8 +12,12 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.util.concurrent.Future;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.purgatory.PurgatoryMetrics;
 import io.purgatory.Waiters;
+import io.purgatory.micrometer.PurgatoryMeterBinder;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -23,7 +27,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The key-value server: a {@link KvStore}, the {@link Waiters} its blocking queries wait in (each
- * key's position is its index), and a Netty HTTP/1.1 server with a {@link KvHandler} per connection.
+ * key's position is its index), their meters in Prometheus' format ({@code GET /metrics}, through
+ * purgatory-micrometer), and a Netty HTTP/1.1 server with a {@link KvHandler} per connection.
  *
  * <p>{@link #close()} stops accepting, answers every parked query (503, through the waiters'
  * {@code close()}), then stops the event loops. Thread-safe: fields are final; close is idempotent (an atomic flag).
@@ -37,6 +42,7 @@ public final class KvServer implements AutoCloseable {
 
     private final KvStore store = new KvStore();
     private final Waiters<String> waiters = new Waiters<>("kv", store::indexOf);
+    private final PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     private final EventLoopGroup workers = new MultiThreadIoEventLoopGroup(NioIoHandler.newFactory());
     private final Channel serverChannel;
@@ -49,6 +55,7 @@ public final class KvServer implements AutoCloseable {
      * @param maxWait the longest wait a query gets, whatever it asks
      */
     public KvServer(InetSocketAddress address, Duration defaultWait, Duration maxWait) throws InterruptedException {
+        new PurgatoryMeterBinder(waiters.metrics(), Tags.empty()).bindTo(meters);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(boss, workers)
                 .channel(NioServerSocketChannel.class)
@@ -57,7 +64,7 @@ public final class KvServer implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(MAX_CONTENT),
-                                new KvHandler(store, waiters, defaultWait, maxWait));
+                                new KvHandler(store, waiters, meters::scrape, defaultWait, maxWait));
                     }
                 });
         try {

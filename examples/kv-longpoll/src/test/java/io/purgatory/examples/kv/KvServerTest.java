@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -83,6 +84,20 @@ class KvServerTest {
         assertEquals("one", answer.body());
         assertEquals("1", answer.headers().firstValue("X-Index").orElseThrow());
         assertEquals(1, server.waitMetrics().expired());
+    }
+
+    @Test
+    void theMetricsCountParkedAndAnsweredQueries() throws Exception {
+        CompletableFuture<HttpResponse<String>> poll = getAsync("/kv/a?index=0&wait=10m");
+        await().until(() -> server.waitMetrics().delayed() == 1);
+        assertTrue(get("/metrics").body().contains("purgatory_operations_delayed{purgatory=\"kv\"} 1.0"));
+
+        put("a", "one");
+        poll.get(1, TimeUnit.MINUTES);
+
+        String metrics = get("/metrics").body();
+        assertTrue(metrics.contains("purgatory_operations_delayed{purgatory=\"kv\"} 0.0"), metrics);
+        assertTrue(metrics.contains("purgatory_operations_completed_total{purgatory=\"kv\"} 1.0"), metrics);
     }
 
     @Test
