@@ -205,7 +205,7 @@ public final class Waiters<K> implements AutoCloseable {
 
     /** Answers a {@link WaiterFuture}. Thread-safe: the future is. */
     private static final class FutureWaiter<K> extends PositionWaiter<K> {
-        final WaiterFuture future = new WaiterFuture(this);
+        private final WaiterFuture future = new WaiterFuture(this);
 
         FutureWaiter(long delayMs, ToLongFunction<? super K> positions, K key, long position) {
             super(delayMs, positions, key, position);
@@ -241,7 +241,7 @@ public final class Waiters<K> implements AutoCloseable {
      * future). Thread-safe: the count is atomic.
      */
     private static final class AllOfWaiter extends Waiter implements BiConsumer<Object, Throwable> {
-        final WaiterFuture future = new WaiterFuture(this);
+        private final WaiterFuture future = new WaiterFuture(this);
         private final AtomicInteger running;
 
         AllOfWaiter(long delayMs, int futures) {

@@ -68,16 +68,16 @@ class WaitersStressTest {
     private abstract class Round {
         final long seed;
         final boolean closeMidway;
-        final MockTimer timer = new MockTimer();
-        final AtomicLongArray positions = new AtomicLongArray(KEYS);
-        final Waiters<Integer> waiters = new Waiters<>(
+        protected final MockTimer timer = new MockTimer();
+        protected final AtomicLongArray positions = new AtomicLongArray(KEYS);
+        protected final Waiters<Integer> waiters = new Waiters<>(
                 DelayedOperationPurgatory.builder("WaitersStressTest").timer(timer).purgeInterval(8).reaperEnabled(false),
                 positions::get);
         /** Set before close() is called. */
         volatile boolean closing;
         /** Per key: set before cancel(key) is called. */
-        final AtomicReferenceArray<Boolean> keyCancelled = new AtomicReferenceArray<>(KEYS);
-        final AtomicInteger wrong = new AtomicInteger();
+        protected final AtomicReferenceArray<Boolean> keyCancelled = new AtomicReferenceArray<>(KEYS);
+        protected final AtomicInteger wrong = new AtomicInteger();
         volatile String firstWrong;
 
         Round(long seed, boolean closeMidway) {
