@@ -25,8 +25,10 @@ import picocli.CommandLine.Option;
  * {@code --form AWAIT} a wait is {@code Waiters.await(partition, offset, 1h)}; with {@code SUBCLASS}
  * it is a {@link DelayedOperation} offered with {@code tryCompleteElseWatchPosition}, whose
  * {@code onComplete} sets a flag and unparks the thread, which parks until the flag is set: the
- * wait a user would write by hand. The follower parks 10 us when no thread announced a new offset.
- * Prints completions per second and CPU (whole process) per completion. Run one form per JVM:
+ * wait a user would write by hand. A thread unparks the follower after announcing its offset; the
+ * follower parks when no thread has announced a new one. So a completion costs, in both forms, two
+ * unparks and up to two parks besides the purgatory's work. Prints completions per second and CPU
+ * (whole process) per completion. Run one form per JVM:
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.purgatory.benchmarks.perf.AwaitHandoff --form AWAIT --threads 4
@@ -41,8 +43,6 @@ import picocli.CommandLine.Option;
 public final class AwaitHandoff implements Callable<Integer> {
 
     private static final Duration TIMEOUT = Duration.ofHours(1);
-    /** How long the follower parks when no thread announced a new offset. */
-    private static final long IDLE_PARK_NANOS = 10_000;
 
     /** How a thread waits. */
     enum Form { AWAIT, SUBCLASS }
@@ -63,6 +63,7 @@ public final class AwaitHandoff implements Callable<Integer> {
     private AtomicLongArray highWatermarks;
     private final LongAdder completions = new LongAdder();
     private final AtomicBoolean running = new AtomicBoolean(true);
+    private volatile Thread follower;
 
     public static void main(String[] args) {
         System.exit(new CommandLine(new AwaitHandoff()).setCaseInsensitiveEnumValuesAllowed(true).execute(args));
@@ -80,9 +81,9 @@ public final class AwaitHandoff implements Callable<Integer> {
                 Runnable loop = form == Form.AWAIT ? () -> awaitLoop(waiters, partition) : () -> subclassLoop(purgatory, partition);
                 waiting.add(new Thread(loop, "waiting-" + i));
             }
-            Thread follower = new Thread(() -> follow(waiters, purgatory), "follower");
-            waiting.forEach(Thread::start);
+            follower = new Thread(() -> follow(waiters, purgatory), "follower");
             follower.start();
+            waiting.forEach(Thread::start);
             TimeUnit.SECONDS.sleep(warmupSeconds); // a benchmark's warm-up: the measured window is timed, not awaited
             CpuClock cpu = new CpuClock();
             long cpuStart = cpu.processNanos();
@@ -93,6 +94,7 @@ public final class AwaitHandoff implements Callable<Integer> {
             long cpuUsed = cpu.processNanos() - cpuStart;
             long measured = completions.sum() - done;
             running.set(false);
+            LockSupport.unpark(follower);
             for (int i = 0; i < threads; i++) {
                 highWatermarks.set(i, Long.MAX_VALUE);
                 waiters.advance(i);
@@ -111,7 +113,7 @@ public final class AwaitHandoff implements Callable<Integer> {
     private void awaitLoop(Waiters<Integer> waiters, int partition) {
         try {
             for (long offset = 1; running.get(); offset++) {
-                announced.set(partition, offset);
+                announce(partition, offset);
                 if (waiters.await(partition, offset, TIMEOUT) == WaitOutcome.REACHED) {
                     completions.increment();
                 }
@@ -123,7 +125,7 @@ public final class AwaitHandoff implements Callable<Integer> {
 
     private void subclassLoop(DelayedOperationPurgatory<Handoff> purgatory, int partition) {
         for (long offset = 1; running.get(); offset++) {
-            announced.set(partition, offset);
+            announce(partition, offset);
             Handoff handoff = new Handoff(partition, offset);
             purgatory.tryCompleteElseWatchPosition(handoff, partition, offset);
             while (!handoff.done) {
@@ -131,6 +133,11 @@ public final class AwaitHandoff implements Callable<Integer> {
             }
             completions.increment();
         }
+    }
+
+    private void announce(int partition, long offset) {
+        announced.set(partition, offset);
+        LockSupport.unpark(follower);
     }
 
     /** Moves each partition's high watermark to the offset its thread announced, and advances it. */
@@ -150,7 +157,7 @@ public final class AwaitHandoff implements Callable<Integer> {
                 }
             }
             if (!moved) {
-                LockSupport.parkNanos(IDLE_PARK_NANOS); // not a spin: its CPU would swamp what is measured
+                LockSupport.park(this); // until a thread announces its next offset: no idle spin in the CPU measured
             }
         }
     }
