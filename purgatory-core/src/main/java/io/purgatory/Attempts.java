@@ -11,7 +11,7 @@ package io.purgatory;
 final class Attempts {
 
     private int completed;
-    /** A RuntimeException or an Error: the only throwables collected. */
+    /** A RuntimeException or an Error: the only throwables collected (user code throws no checked ones). */
     private Throwable failure;
 
     /** Retries op (see {@link DelayedOperation#maybeTryComplete()}); true if this attempt completed it. */
@@ -40,11 +40,7 @@ final class Attempts {
 
     /** Keeps e to rethrow: as the failure if it is the first, else suppressed in the first. */
     void failed(Throwable e) {
-        if (failure == null) {
-            failure = e;
-        } else if (failure != e) {
-            failure.addSuppressed(e);
-        }
+        failure = first(failure, e);
     }
 
     /**
@@ -52,12 +48,28 @@ final class Attempts {
      * @throws RuntimeException or Error: the first one user code threw, if any
      */
     int result() {
-        if (failure instanceof Error) {
-            throw (Error) failure;
+        rethrow(failure);
+        return completed;
+    }
+
+    /** {@code first}, with {@code next} suppressed in it; {@code next} if there is no first. */
+    static Throwable first(Throwable first, Throwable next) {
+        if (first == null) {
+            return next;
+        }
+        if (first != next) {
+            first.addSuppressed(next);
+        }
+        return first;
+    }
+
+    /** Throws {@code failure} (a RuntimeException or an Error) if it is not null. */
+    static void rethrow(Throwable failure) {
+        if (failure instanceof Error error) {
+            throw error;
         }
         if (failure != null) {
             throw (RuntimeException) failure;
         }
-        return completed;
     }
 }

@@ -28,7 +28,8 @@ import java.util.concurrent.locks.LockSupport;
  * only its timer runs.
  *
  * <h2>Thread-safety</h2>
- * Thread-safe. The operation's lock guards {@code purgatory}, {@code expiry}, {@code firstList},
+ * Thread-safe. The operation's lock (a lock of its own, which Error Prone's {@code @GuardedBy} cannot
+ * check: the methods that rely on it assert {@link #isHeldByCurrentThread()}) guards {@code purgatory}, {@code expiry}, {@code firstList},
  * {@code watches}, {@code watching} and the writing of {@code completion} and {@code cancelReason},
  * and is held while {@code tryComplete} and {@code onComplete} run; {@code completion} is volatile,
  * written after {@code cancelReason}, so a reader of the one sees the other; {@code retryPending} is
@@ -203,29 +204,40 @@ public abstract class DelayedOperation {
      * task to its timer (an operation completed by then has cancelled it, so the add does nothing).
      */
     final TimerTask scheduleExpiry() {
+        assert isHeldByCurrentThread();
         expiry = new Expiry(this);
         return expiry;
     }
 
     /**
-     * Completes the operation by expiring: {@code onComplete}, then {@code onExpiration}.
+     * Completes the operation by expiring: {@code onComplete}, then {@code onExpiration}, which runs
+     * even if {@code onComplete} threw (the operation is expired all the same; the first exception is
+     * rethrown after, the second suppressed in it).
      *
      * @param how {@link Completion#EXPIRED} when the timer expired it (its lateness is recorded),
      *     {@link Completion#CLOSED} when a closing purgatory expires it early
      * @return true if this call completed it
      */
     final boolean expire(Completion how) {
-        if (!complete(how, null)) {
-            return false;
+        Throwable failure = null;
+        try {
+            if (!complete(how, null)) {
+                return false;
+            }
+        } catch (RuntimeException | Error e) {
+            failure = e; // only the call that completes the operation runs onComplete: this one did
         }
         try {
             onExpiration();
+        } catch (RuntimeException | Error e) {
+            failure = Attempts.first(failure, e);
         } finally {
             DelayedOperationPurgatory<?> p = purgatory;
             if (p != null) {
                 p.expired(this, how);
             }
         }
+        Attempts.rethrow(failure);
         return true;
     }
 
@@ -332,6 +344,16 @@ public abstract class DelayedOperation {
         } else {
             LockSupport.parkNanos(this, POLL_NANOS);
         }
+    }
+
+    /**
+     * True if this thread holds the lock. Error Prone's {@code @GuardedBy} knows {@code synchronized}
+     * and {@code java.util.concurrent.locks.Lock} only, not a lock of its own like this one: the
+     * methods that touch the fields this lock guards assert it instead (surefire runs with
+     * assertions on).
+     */
+    final boolean isHeldByCurrentThread() {
+        return owner == Thread.currentThread().getId();
     }
 
     /** Takes the lock if it is free or already held by this thread. */

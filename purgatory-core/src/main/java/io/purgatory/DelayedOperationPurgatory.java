@@ -66,7 +66,8 @@ import org.slf4j.LoggerFactory;
  * by a purge of every list once more than {@code purgeInterval} of them are linked. The purge runs
  * on the purgatory's reaper thread ({@code <name>-purge-reaper}), or, with the reaper disabled, on
  * the thread whose completion crossed the threshold. A position index removes its own tombstones
- * once they are half of it, so it never holds more tombstones than live watches.
+ * once they are half of it, checked after each completion and each advance, so it holds fewer
+ * tombstones than live watches, or none.
  *
  * <h2>Shutdown</h2>
  * {@link #close()} expires every operation still pending, on the calling thread (each gets
@@ -346,7 +347,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     /**
      * Watches linked in all lists, one per operation and key, including tombstones of completed
      * operations that have not been removed yet: at most about {@code purgeInterval} among the
-     * lists' entries, and in each position index at most as many as it has live watches.
+     * lists' entries, and in each position index fewer than its live watches, or none.
      */
     public long watched() {
         return counts.linked.sum();
@@ -440,6 +441,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     /** Links the operation into its first key's list itself, and a {@link Watch} into each other key's. */
     private void watch(DelayedOperation op, Collection<?> keys) {
+        assert op.isHeldByCurrentThread();
         Iterator<?> it = keys.iterator();
         link(it.next(), op, 0);
         Watch head = null;
@@ -452,6 +454,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     /** Links a {@link PositionWatch} into each key's list, at the key's position. */
     private void watchAt(DelayedOperation op, Map<?, Long> positions) {
+        assert op.isHeldByCurrentThread();
         Watch head = null;
         for (Map.Entry<?, Long> entry : positions.entrySet()) {
             head = new PositionWatch(op, head);
@@ -484,6 +487,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     /** Turns the operation's entries into tombstones and stops counting it as delayed. */
     private void release(DelayedOperation op) {
+        assert op.isHeldByCurrentThread();
         if (!op.watching) {
             return;
         }

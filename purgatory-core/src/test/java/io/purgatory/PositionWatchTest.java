@@ -334,6 +334,29 @@ class PositionWatchTest {
         return payload;
     }
 
+    /**
+     * An advance that takes every live watch out of an index, declined, leaves only the tombstones
+     * there: the index drops them at once, so it never holds tombstones and nothing else.
+     */
+    @Test
+    void anAdvanceThatLeavesOnlyTombstonesInTheIndexRemovesThem() {
+        try (var purgatory = purgatory()) {
+            TestOperation first = park(purgatory, "p0", 1);
+            TestOperation second = park(purgatory, "p0", 2);
+            TestOperation third = park(purgatory, "p0", 3);
+            third.forceComplete();
+            assertEquals(3, purgatory.watched(), "one tombstone among three: kept in the index");
+
+            assertEquals(0, purgatory.advance("p0", 2), "both decline");
+
+            assertEquals(2, purgatory.watched(), "the declined two are keys-only watches now; the tombstone is gone");
+            first.setReady(true);
+            second.setReady(true);
+            assertEquals(2, purgatory.checkAndComplete("p0"));
+            assertEquals(0, purgatory.watched());
+        }
+    }
+
     // --- cancel, close, metrics ---
 
     @Test
