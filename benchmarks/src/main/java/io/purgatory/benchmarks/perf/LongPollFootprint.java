@@ -31,7 +31,7 @@ import picocli.CommandLine.Option;
  * raise {@code ulimit -n} first. See docs/benchmarks.md.
  *
  * <pre>
- * ulimit -n 250000
+ * ulimit -n 250000     # where the hard limit allows; at 20,000, use --parked 18000
  * java -Xms1g -Xmx1g -cp benchmarks/target/benchmarks.jar io.purgatory.benchmarks.perf.LongPollFootprint --parked 100000 --fanout 10000
  * </pre>
  *
@@ -46,6 +46,9 @@ public final class LongPollFootprint implements Callable<Integer> {
 
     @Option(names = "--parked", description = "Blocking queries parked at once for the heap figure.")
     private int parked = 100_000;
+
+    @Option(names = "--waits", description = "Futures parked in Waiters alone (no connections) for the heap per wait.")
+    private int waits = 100_000;
 
     @Option(names = "--keys", description = "Keys the parked queries are spread over.")
     private int keys = 1_000;
@@ -80,9 +83,10 @@ public final class LongPollFootprint implements Callable<Integer> {
                 try (BufferedReader reports = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
                      Writer commands = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8)) {
                     Clients clients = new Clients(commands, reports);
+                    CpuClock cpu = new CpuClock();
                     LongSupplier delayed = () -> server.waitMetrics().delayed();
                     // warm-up: Netty's buffer pools and the JIT, then the baseline
-                    clients.park(Math.min(parked, 10_000), keys, delayed);
+                    clients.park(Math.min(parked, 2_000), keys, delayed);
                     clients.close(delayed);
                     long before = heap.afterFullGc();
                     clients.park(parked, keys, delayed);
@@ -93,8 +97,11 @@ public final class LongPollFootprint implements Callable<Integer> {
                     clients.close(delayed);
                     for (int round = 1; round <= rounds; round++) {
                         clients.park(fanout, 1, delayed);
+                        long cpuBefore = cpu.processNanos();
                         String answered = clients.command("put key-0 value-" + round);
-                        System.out.println("one PUT on a key with " + Figures.count(fanout) + " queries parked: " + answered);
+                        long cpuUsed = cpu.processNanos() - cpuBefore;
+                        System.out.println("one PUT on a key with " + Figures.count(fanout) + " queries parked: " + answered
+                                + "; server CPU " + Figures.duration(cpuUsed) + " (" + Figures.duration((double) cpuUsed / fanout) + " per answer)");
                         clients.close(delayed);
                     }
                 } finally {
@@ -110,15 +117,15 @@ public final class LongPollFootprint implements Callable<Integer> {
     private void waitersAlone(HeapGauge heap) {
         long[] positions = new long[keys];
         try (Waiters<Integer> waiters = new Waiters<>("footprint", key -> positions[key])) {
-            List<CompletableFuture<WaitOutcome>> waits = new ArrayList<>(parked);
+            List<CompletableFuture<WaitOutcome>> parkedWaits = new ArrayList<>(waits);
             long before = heap.afterFullGc();
-            for (int i = 0; i < parked; i++) {
-                waits.add(waiters.waitFor(i % keys, 1, WAIT));
+            for (int i = 0; i < waits; i++) {
+                parkedWaits.add(waiters.waitFor(i % keys, 1, WAIT));
             }
             long holding = heap.afterFullGc();
             System.out.printf(Locale.ROOT, "Waiters alone: %s parked futures: %s bytes per wait (operation, timer task, position watch, future)%n",
-                    Figures.count(parked), Figures.count((double) (holding - before - listBytes(parked)) / parked));
-            waits.clear();
+                    Figures.count(waits), Figures.count((double) (holding - before - listBytes(waits)) / waits));
+            parkedWaits.clear();
         }
     }
 
