@@ -11,6 +11,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -31,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * purgatory-micrometer), and a Netty HTTP/1.1 server with a {@link KvHandler} per connection.
  *
  * <p>{@link #close()} stops accepting, answers every parked query (503, through the waiters'
- * {@code close()}), then stops the event loops. Thread-safe: fields are final; close is idempotent (an atomic flag).
+ * {@code close()}), waits until each event loop has written the answers handed to it, then stops
+ * the event loops. Thread-safe: fields are final; close is idempotent (an atomic flag).
  */
 public final class KvServer implements AutoCloseable {
 
@@ -97,7 +99,11 @@ public final class KvServer implements AutoCloseable {
     }
 
     private void shutDown() {
-        waiters.close(); // answers what is parked while the event loops can still write it
+        waiters.close(); // answers what is parked: each answer is a task on its connection's event loop
+        for (EventExecutor loop : workers) {
+            // a barrier: tasks run in order, so once this one has run, every answer queued before it is written
+            loop.submit(() -> { }).syncUninterruptibly();
+        }
         // no quiet period: nothing new arrives once the server channel is closed; queued writes still run
         Future<?> bossStopped = boss.shutdownGracefully(0, SHUTDOWN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         workers.shutdownGracefully(0, SHUTDOWN_TIMEOUT_SECONDS, TimeUnit.SECONDS).syncUninterruptibly();
