@@ -392,7 +392,8 @@ public abstract class DelayedOperation {
     /**
      * The timer's handle on an operation: running it expires the operation. Private, so that only
      * the timer it was added to can run it; its {@code cancel()} is called only by the completing
-     * operation, under the operation's lock.
+     * operation, under the operation's lock. Thread-safe as every {@link TimerTask} is; its one
+     * field is final.
      */
     private static final class Expiry extends TimerTask {
         private final DelayedOperation operation;
