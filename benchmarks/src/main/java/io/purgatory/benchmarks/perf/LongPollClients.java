@@ -18,8 +18,9 @@ import java.util.Locale;
  * query each, no HTTP library (so that a hundred thousand fit). Commands on stdin, one report line
  * on stdout each:
  * <ul>
- *   <li>{@code park N KEYS}: opens N connections, spread over the {@code 127.0.0.x} addresses (one
- *       address has too few ephemeral ports), each sending {@code GET /kv/key-(i % KEYS)?index=0&wait=10m};
+ *   <li>{@code park N KEYS PREFIX}: opens N connections, spread over the {@code 127.0.0.x} addresses
+ *       (one address has too few ephemeral ports), each sending
+ *       {@code GET /kv/PREFIX(i % KEYS)?index=0&wait=10m}, keys never written before;
  *       prints {@code parked N};</li>
  *   <li>{@code put KEY VALUE}: sends {@code PUT /kv/KEY} on a new connection, then reads every open
  *       connection until each has its answer; prints {@code answered N in T ms}, T from just before
@@ -45,7 +46,7 @@ public final class LongPollClients {
         for (String line = commands.readLine(); line != null; line = commands.readLine()) {
             String[] command = line.split(" ");
             switch (command[0]) {
-                case "park" -> clients.park(Integer.parseInt(command[1]), Integer.parseInt(command[2]));
+                case "park" -> clients.park(Integer.parseInt(command[1]), Integer.parseInt(command[2]), command[3]);
                 case "put" -> clients.put(command[1], command[2]);
                 case "close" -> clients.closeAll();
                 default -> throw new IllegalArgumentException("unknown command: " + line);
@@ -54,10 +55,10 @@ public final class LongPollClients {
         }
     }
 
-    private void park(int count, int keys) throws IOException {
+    private void park(int count, int keys, String prefix) throws IOException {
         for (int i = 0; i < count; i++) {
             SocketChannel channel = SocketChannel.open(address(i));
-            write(channel, "GET /kv/key-" + (i % keys) + "?index=0&wait=10m HTTP/1.1\r\nHost: kv\r\n\r\n");
+            write(channel, "GET /kv/" + prefix + (i % keys) + "?index=0&wait=10m HTTP/1.1\r\nHost: kv\r\n\r\n");
             open.add(channel);
         }
         System.out.println("parked " + count);

@@ -86,19 +86,20 @@ public final class LongPollFootprint implements Callable<Integer> {
                     CpuClock cpu = new CpuClock();
                     LongSupplier delayed = () -> server.waitMetrics().delayed();
                     // warm-up: Netty's buffer pools and the JIT, then the baseline
-                    clients.park(Math.min(parked, 2_000), keys, delayed);
+                    clients.park(Math.min(parked, 2_000), keys, "warm-up-", delayed);
                     clients.close(delayed);
                     long before = heap.afterFullGc();
-                    clients.park(parked, keys, delayed);
+                    clients.park(parked, keys, "parked-", delayed);
                     long holding = heap.afterFullGc();
                     System.out.printf(Locale.ROOT, "server: %s parked blocking queries: heap after full GC %s MiB -> %s MiB, %s bytes per query%n",
                             Figures.count(parked), Figures.mebibytes(before), Figures.mebibytes(holding),
                             Figures.count((double) (holding - before) / parked));
                     clients.close(delayed);
                     for (int round = 1; round <= rounds; round++) {
-                        clients.park(fanout, 1, delayed);
+                        String key = "fanout-" + round + "-";
+                        clients.park(fanout, 1, key, delayed);
                         long cpuBefore = cpu.processNanos();
-                        String answered = clients.command("put key-0 value-" + round);
+                        String answered = clients.command("put " + key + "0 value-" + round);
                         long cpuUsed = cpu.processNanos() - cpuBefore;
                         System.out.println("one PUT on a key with " + Figures.count(fanout) + " queries parked: " + answered
                                 + "; server CPU " + Figures.duration(cpuUsed) + " (" + Figures.duration((double) cpuUsed / fanout) + " per answer)");
@@ -147,8 +148,9 @@ public final class LongPollFootprint implements Callable<Integer> {
             return report;
         }
 
-        void park(int count, int keys, LongSupplier delayed) throws IOException, InterruptedException {
-            command("park " + count + " " + keys);
+        /** Parks count queries on keys {@code prefix0} to {@code prefix(keys - 1)}, keys never written: each parks. */
+        void park(int count, int keys, String prefix, LongSupplier delayed) throws IOException, InterruptedException {
+            command("park " + count + " " + keys + " " + prefix);
             waitUntil(() -> delayed.getAsLong() == count);
         }
 
