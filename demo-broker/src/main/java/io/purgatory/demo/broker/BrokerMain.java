@@ -165,6 +165,35 @@ public final class BrokerMain implements Callable<Integer> {
                     + " connections.max.idle.ms). Default: ${DEFAULT-VALUE}.")
     long idleTimeoutMs;
 
+    @Option(names = "--max-message-bytes", paramLabel = "BYTES", defaultValue = "" + BrokerConfig.DEFAULT_MAX_MESSAGE_BYTES,
+            description = "The largest record batch a produce may append (Kafka's message.max.bytes; a topic's max.message.bytes"
+                    + " overrides it); a larger one gets MESSAGE_TOO_LARGE. Default: ${DEFAULT-VALUE}.")
+    int maxMessageBytes;
+
+    @Option(names = "--num-partitions", paramLabel = "N", defaultValue = "1",
+            description = "Partitions of a topic created without a count (kafka-topics --create without --partitions, and"
+                    + " auto-created topics). Default: ${DEFAULT-VALUE}.")
+    int numPartitions;
+
+    @Option(names = "--auto-create-topics",
+            description = "Create a topic when a client's metadata request names it and allows it (Kafka's"
+                    + " auto.create.topics.enable). Off by default: topics are created with kafka-topics --create.")
+    boolean autoCreateTopics;
+
+    @Option(names = "--max-partitions", paramLabel = "N", defaultValue = "10000",
+            description = "Partitions the broker holds in all; a create past it gets POLICY_VIOLATION. Default: ${DEFAULT-VALUE}.")
+    int maxPartitions;
+
+    @Option(names = "--max-partitions-per-request", paramLabel = "N", defaultValue = "" + BrokerConfig.DEFAULT_MAX_PARTITIONS_PER_REQUEST,
+            description = "Partitions one CreateTopics or CreatePartitions request may add; more gets POLICY_VIOLATION, as"
+                    + " from Kafka's controller. Default: ${DEFAULT-VALUE}.")
+    int maxPartitionsPerRequest;
+
+    @Option(names = "--max-topics-per-request", paramLabel = "N", defaultValue = "1000",
+            description = "Topics one CreateTopics, CreatePartitions or DeleteTopics request may name; more gets"
+                    + " POLICY_VIOLATION. Default: ${DEFAULT-VALUE}.")
+    int maxTopicsPerRequest;
+
     @Option(names = "--console",
             description = "Read commands from standard input: 'stall ID', 'resume ID', 'isr', 'quit'.")
     boolean console;
@@ -257,7 +286,13 @@ public final class BrokerMain implements Callable<Integer> {
                 .retentionBytes(retentionBytes)
                 .maxParkedRequests(maxParkedRequests)
                 .maxConnections(maxConnections)
-                .idleTimeoutMs(idleTimeoutMs);
+                .idleTimeoutMs(idleTimeoutMs)
+                .maxMessageBytes(maxMessageBytes)
+                .numPartitions(numPartitions)
+                .autoCreateTopics(autoCreateTopics)
+                .maxPartitions(maxPartitions)
+                .maxPartitionsPerRequest(maxPartitionsPerRequest)
+                .maxTopicsPerRequest(maxTopicsPerRequest);
         topics.forEach(topic -> builder.topic(topic.name(), topic.partitions()));
         stalledReplicas.forEach(builder::stallReplica);
         checkOptionsTogether();

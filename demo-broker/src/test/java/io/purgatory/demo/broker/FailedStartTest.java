@@ -25,9 +25,9 @@ class FailedStartTest {
         }
         Waits.soon().untilAsserted(() -> assertEquals(threadsBefore, brokerThreads()));
         assertEquals(mbeansBefore, purgatoryMBeans());
-        // and the next broker gets the purgatories' JMX names (produce and fetch)
+        // and the next broker gets the purgatories' JMX names (produce, fetch and delete-records)
         try (DemoBroker broker = DemoBroker.start(BrokerConfig.builder().port(0).build())) {
-            assertEquals(mbeansBefore.size() + 2, purgatoryMBeans().size());
+            assertEquals(mbeansBefore.size() + 3, purgatoryMBeans().size());
         }
     }
 
@@ -36,7 +36,8 @@ class FailedStartTest {
         return Thread.getAllStackTraces().keySet().stream()
                 .filter(Thread::isAlive)
                 .map(t -> t.getName() + "#" + t.getId())
-                .filter(name -> name.startsWith("broker-") || name.startsWith("replica-fetcher") || name.startsWith("produce-") || name.startsWith("fetch-"))
+                .filter(name -> name.startsWith("broker-") || name.startsWith("replica-fetcher") || name.startsWith("produce-") || name.startsWith("fetch-")
+                        || name.startsWith("delete-records-"))
                 .collect(Collectors.toSet());
     }
 

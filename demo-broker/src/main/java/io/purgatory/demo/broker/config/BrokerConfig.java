@@ -32,6 +32,18 @@ import java.util.regex.Pattern;
  * @param maxConnections open client connections; past it a new one is accepted and closed at once
  * @param idleTimeoutMs a connection with no request in flight that reads nothing for this long is
  *     closed (Kafka's {@code connections.max.idle.ms})
+ * @param maxMessageBytes the largest record batch a produce may append (Kafka's
+ *     {@code message.max.bytes}; a topic's {@code max.message.bytes} overrides it)
+ * @param numPartitions partitions of a topic created without a count: {@code CreateTopics} with -1,
+ *     and auto-created topics (Kafka's {@code num.partitions})
+ * @param autoCreateTopics whether a {@code Metadata} request that allows it creates the unknown
+ *     topics it names (Kafka's {@code auto.create.topics.enable}; off by default here)
+ * @param maxPartitions partitions the broker may hold in all; a create past it is refused with
+ *     {@code POLICY_VIOLATION}
+ * @param maxPartitionsPerRequest partitions one {@code CreateTopics} or {@code CreatePartitions}
+ *     may add (Kafka's controller refuses more than 10,000 per request with {@code POLICY_VIOLATION})
+ * @param maxTopicsPerRequest topics one {@code CreateTopics}, {@code CreatePartitions} or
+ *     {@code DeleteTopics} may name; more is refused with {@code POLICY_VIOLATION}
  */
 public record BrokerConfig(
         int port,
@@ -50,12 +62,22 @@ public record BrokerConfig(
         long retentionBytes,
         int maxParkedRequests,
         int maxConnections,
-        long idleTimeoutMs) {
+        long idleTimeoutMs,
+        int maxMessageBytes,
+        int numPartitions,
+        boolean autoCreateTopics,
+        int maxPartitions,
+        int maxPartitionsPerRequest,
+        int maxTopicsPerRequest) {
 
     public static final int DEFAULT_PORT = 9092;
     public static final String DEFAULT_TOPIC = "demo";
     public static final int DEFAULT_PARTITIONS = 3;
     public static final long DEFAULT_RETENTION_BYTES = 64L * 1024 * 1024;
+    /** Kafka's {@code message.max.bytes} default: 1 MiB plus a record batch's overhead. */
+    public static final int DEFAULT_MAX_MESSAGE_BYTES = 1_048_588;
+    /** Kafka's controller's cap on partitions created by one request ({@code MAX_PARTITIONS_PER_BATCH}). */
+    public static final int DEFAULT_MAX_PARTITIONS_PER_REQUEST = 10_000;
     /** Kafka's legal topic names ({@code org.apache.kafka.common.internals.Topic}), "." and ".." aside. */
     private static final Pattern LEGAL_TOPIC_NAME = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
 
@@ -88,6 +110,12 @@ public record BrokerConfig(
         require(maxParkedRequests >= 1, "max parked requests must be >= 1, was " + maxParkedRequests);
         require(maxConnections >= 1, "max connections must be >= 1, was " + maxConnections);
         require(idleTimeoutMs >= 1, "idle timeout must be >= 1 ms, was " + idleTimeoutMs);
+        require(maxMessageBytes >= 0, "max message bytes must be >= 0, was " + maxMessageBytes);
+        require(numPartitions >= 1, "the default number of partitions must be >= 1, was " + numPartitions);
+        require(maxPartitionsPerRequest >= 1, "max partitions per request must be >= 1, was " + maxPartitionsPerRequest);
+        require(maxTopicsPerRequest >= 1, "max topics per request must be >= 1, was " + maxTopicsPerRequest);
+        int configured = topics.values().stream().mapToInt(Integer::intValue).sum();
+        require(maxPartitions >= configured, "max partitions (" + maxPartitions + ") must hold the " + configured + " partitions of the topics");
     }
 
     public static Builder builder() {
@@ -119,6 +147,12 @@ public record BrokerConfig(
         private int maxParkedRequests = 100_000;
         private int maxConnections = 1_000;
         private long idleTimeoutMs = 600_000;
+        private int maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
+        private int numPartitions = 1;
+        private boolean autoCreateTopics;
+        private int maxPartitions = 10_000;
+        private int maxPartitionsPerRequest = DEFAULT_MAX_PARTITIONS_PER_REQUEST;
+        private int maxTopicsPerRequest = 1_000;
 
         private Builder() {
         }
@@ -203,11 +237,42 @@ public record BrokerConfig(
             return this;
         }
 
+        public Builder maxMessageBytes(int maxMessageBytes) {
+            this.maxMessageBytes = maxMessageBytes;
+            return this;
+        }
+
+        public Builder numPartitions(int numPartitions) {
+            this.numPartitions = numPartitions;
+            return this;
+        }
+
+        public Builder autoCreateTopics(boolean autoCreateTopics) {
+            this.autoCreateTopics = autoCreateTopics;
+            return this;
+        }
+
+        public Builder maxPartitions(int maxPartitions) {
+            this.maxPartitions = maxPartitions;
+            return this;
+        }
+
+        public Builder maxPartitionsPerRequest(int maxPartitionsPerRequest) {
+            this.maxPartitionsPerRequest = maxPartitionsPerRequest;
+            return this;
+        }
+
+        public Builder maxTopicsPerRequest(int maxTopicsPerRequest) {
+            this.maxTopicsPerRequest = maxTopicsPerRequest;
+            return this;
+        }
+
         public BrokerConfig build() {
             Map<String, Integer> topicsOrDefault = topics.isEmpty() ? Map.of(DEFAULT_TOPIC, DEFAULT_PARTITIONS) : topics;
             return new BrokerConfig(port, topicsOrDefault, followers, replicaLagMs, replicaLagJitterMs, stalledReplicas,
                     stallMs, healthyMs, stallAfterMs, replicaLagTimeMaxMs, minInsyncReplicas, maxFrameBytes, maxInFlightPerConnection,
-                    retentionBytes, maxParkedRequests, maxConnections, idleTimeoutMs);
+                    retentionBytes, maxParkedRequests, maxConnections, idleTimeoutMs, maxMessageBytes, numPartitions, autoCreateTopics,
+                    maxPartitions, maxPartitionsPerRequest, maxTopicsPerRequest);
         }
     }
 }
