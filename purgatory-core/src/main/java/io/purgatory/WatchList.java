@@ -89,7 +89,9 @@ final class WatchList {
     /**
      * Takes out of the index every position watch waiting at or below {@code position}, lowest
      * first, and moves the live ones into the entries (keys-only from now on). O(1) when none is
-     * due; O(1) per watch taken from the index's ordered run, O(log n) from its heap.
+     * due; O(1) per watch taken from the index's ordered run, O(log n) from its heap. Taking live
+     * watches out may leave tombstones half of the index or more: it then compacts, as after a
+     * burial, so the index holds fewer tombstones than live watches, or none.
      *
      * @return the operations of the live watches taken, lowest position first
      */
@@ -112,12 +114,14 @@ final class WatchList {
             }
             due[n++] = op;
         }
+        counts.linked.add(-index.removeDeadIfHalf());
         return n == due.length ? due : Arrays.copyOf(due, n);
     }
 
     /**
      * Turns a position watch linked here into a tombstone; the caller holds its operation's lock. A
-     * tombstone in the index is the index's to remove, which it does once tombstones are half of it.
+     * tombstone in the index is the index's to remove, which it does once tombstones are half of it
+     * (so that it holds fewer tombstones than live watches, or none).
      *
      * @return 1 if the watch was among the entries (a tombstone for purges to count), else 0
      */
@@ -126,9 +130,8 @@ final class WatchList {
         if (!watch.indexed) {
             return 1;
         }
-        if (index.buried()) {
-            counts.linked.add(-index.removeDead());
-        }
+        index.buried();
+        counts.linked.add(-index.removeDeadIfHalf());
         return 0;
     }
 
@@ -143,7 +146,9 @@ final class WatchList {
     /**
      * Retries every operation linked before this call; removes tombstones when they make up a
      * quarter of the list or more, so a list that is checked often stays short without a purge (a
-     * tombstone costs every later walk a cache miss; the copy costs one pass over the array).
+     * tombstone costs every later walk a cache miss; the copy costs one pass over the array). Every
+     * operation is tried even if some {@code tryComplete} throws; the first exception is rethrown
+     * after (see {@link Attempts}).
      *
      * @return how many operations this call completed
      */
@@ -156,28 +161,21 @@ final class WatchList {
             n = size;
             indexed = index == null || index.isEmpty() ? NO_OPERATIONS : index.liveOperations();
         }
-        int completed = 0;
+        Attempts attempts = new Attempts();
         for (DelayedOperation op : indexed) {
-            if (op.maybeTryComplete()) {
-                completed++;
-            }
+            attempts.retry(op);
         }
         int dead = 0;
         for (int i = 0; i < n; i++) {
             DelayedOperation op = operationOf(snapshot[i]);
-            if (op == null) {
-                dead++;
-            } else if (op.maybeTryComplete()) {
-                completed++;
-                dead++;
-            } else if (op.isCompleted()) {
+            if (op == null || attempts.retry(op) || op.isCompleted()) {
                 dead++;
             }
         }
         if (dead > 0 && dead * 4 >= n) {
             removeTombstones();
         }
-        return completed;
+        return attempts.result();
     }
 
     /** Unlinks every tombstone (copy-on-write), keeping direct entries' slots current; returns how many. */

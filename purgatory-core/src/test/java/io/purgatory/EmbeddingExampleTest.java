@@ -46,7 +46,7 @@ class EmbeddingExampleTest {
                 "-classpath", codeSource(DelayedOperationPurgatory.class).toString(), "-d", dir.toString(), file.toString());
         assertEquals(0, status, () -> "the README's example does not compile:\n" + diagnostics.toString(StandardCharsets.UTF_8));
 
-        assertEquals("keys: NONE, positions: NONE" + System.lineSeparator(), runMain(dir, className));
+        assertEquals("keys: NONE, positions: NONE, deleted: UNKNOWN_TOPIC_OR_PARTITION" + System.lineSeparator(), runMain(dir, className));
     }
 
     /** The first {@code java} block after the marker. */

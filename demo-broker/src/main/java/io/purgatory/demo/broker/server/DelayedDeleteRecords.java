@@ -19,18 +19,17 @@ import org.apache.kafka.common.protocol.Errors;
  * <p>As in Kafka, a waiting partition's result is preset to {@link Errors#REQUEST_TIMED_OUT} and
  * replaced once its low watermark reaches the offset ({@link Errors#NONE}), or its topic is deleted
  * ({@link Errors#UNKNOWN_TOPIC_OR_PARTITION}); when the timeout passes first, the preset results are
- * what the client gets. {@link #completeLeaderGone} (the broker shutting down) answers the
- * partitions still waiting with its error instead.
+ * what the client gets. Cancelled with an {@link Errors} as its reason (the broker shutting down
+ * cancels what is parked on its partitions with {@link Errors#NOT_LEADER_OR_FOLLOWER}), it answers
+ * the partitions still waiting with that error instead.
  *
  * <p>Thread-safe through the purgatory's contract: the results are read and written only in
- * {@link #tryComplete} and {@link #onComplete}, which run under this operation's lock;
- * {@code leaderGone} is volatile, written before the {@code forceComplete} that reads it. The
+ * {@link #tryComplete} and {@link #onComplete}, which run under this operation's lock. The
  * responder runs exactly once, on whichever thread completed the operation.
  */
 public final class DelayedDeleteRecords extends DelayedOperation {
     private final Result[] results;
     private final Consumer<List<Result>> responder;
-    private volatile Errors leaderGone;
 
     /**
      * One partition of a {@code DeleteRecords} request: as the request names it, the partition
@@ -87,15 +86,9 @@ public final class DelayedDeleteRecords extends DelayedOperation {
         return allDone && forceComplete();
     }
 
-    /** The leader is going away (the broker is shutting down): answers the partitions still waiting with {@code error}. Any thread. */
-    void completeLeaderGone(Errors error) {
-        leaderGone = error;
-        forceComplete();
-    }
-
     @Override
     public void onComplete() {
-        Errors gone = leaderGone;
+        Errors gone = cancelReason() instanceof Errors reason ? reason : null;
         for (int i = 0; i < results.length; i++) {
             Result result = results[i];
             if (result.waitsFor() != null) {

@@ -472,7 +472,7 @@ public final class ReplicaManager implements AutoCloseable {
         DelayedFetch fetch = new DelayedFetch(maxWaitMs, minBytes, maxBytes, partitions, responder);
         long position = partitions.size() == 1 ? completingHighWatermark(partitions.get(0), minBytes) : -1;
         if (position >= 0) {
-            fetchPurgatory.tryCompleteElseWatch(fetch, partitions.get(0).partition().topicPartition(), position);
+            fetchPurgatory.tryCompleteElseWatchPosition(fetch, partitions.get(0).partition().topicPartition(), position);
             return;
         }
         Set<Object> keys = new LinkedHashSet<>();
@@ -501,7 +501,7 @@ public final class ReplicaManager implements AutoCloseable {
     }
 
     /** acks=-1 produces waiting in the purgatory now. */
-    public int parkedProduces() {
+    public long parkedProduces() {
         return producePurgatory.numDelayed();
     }
 
@@ -539,9 +539,9 @@ public final class ReplicaManager implements AutoCloseable {
             return null;
         }
         DelayedProduce produce = new DelayedProduce(Math.max(0, timeoutMs), results, responder);
-        producePurgatory.tryCompleteElseWatch(produce, requiredEndOffsets);
+        producePurgatory.tryCompleteElseWatchPositions(produce, requiredEndOffsets);
         if (stopped) { // parked while close() was taking the parked produces out
-            produce.completeLeaderGone(Errors.NOT_LEADER_OR_FOLLOWER);
+            produce.cancel(Errors.NOT_LEADER_OR_FOLLOWER);
         }
         return produce;
     }
@@ -611,21 +611,22 @@ public final class ReplicaManager implements AutoCloseable {
             return null;
         }
         DelayedDeleteRecords operation = new DelayedDeleteRecords(Math.max(0, timeoutMs), results, responder);
-        deleteRecordsPurgatory.tryCompleteElseWatch(operation, required);
+        deleteRecordsPurgatory.tryCompleteElseWatchPositions(operation, required);
         if (stopped) { // parked while close() was taking the parked operations out
-            operation.completeLeaderGone(Errors.NOT_LEADER_OR_FOLLOWER);
+            operation.cancel(Errors.NOT_LEADER_OR_FOLLOWER);
         }
         return operation;
     }
 
     /** Delete-records requests waiting in the purgatory now. */
-    public int parkedDeleteRecords() {
+    public long parkedDeleteRecords() {
         return deleteRecordsPurgatory.numDelayed();
     }
 
     /**
-     * Stops leading: stops the followers and answers every parked produce and delete-records, the
-     * partitions still waiting with {@link Errors#NOT_LEADER_OR_FOLLOWER} (retriable: a Kafka
+     * Stops leading: stops the followers and cancels every parked produce and delete-records with
+     * the reason {@link Errors#NOT_LEADER_OR_FOLLOWER} ({@code cancelForKey(partition, reason)}),
+     * which answers the partitions still waiting with it (retriable: a Kafka
      * client refreshes its metadata and sends again, as when a leader moves), then closes the
      * purgatories (a parked fetch is answered with what is there). From now on a produce is
      * answered {@code NOT_LEADER_OR_FOLLOWER} and appends nothing.
@@ -636,10 +637,8 @@ public final class ReplicaManager implements AutoCloseable {
         followers.close();
         for (Topic topic : topicsByName.values()) {
             for (Partition partition : topic.partitions()) {
-                producePurgatory.cancelForKey(partition.topicPartition())
-                        .forEach(produce -> produce.completeLeaderGone(Errors.NOT_LEADER_OR_FOLLOWER));
-                deleteRecordsPurgatory.cancelForKey(partition.topicPartition())
-                        .forEach(deleteRecords -> deleteRecords.completeLeaderGone(Errors.NOT_LEADER_OR_FOLLOWER));
+                producePurgatory.cancelForKey(partition.topicPartition(), Errors.NOT_LEADER_OR_FOLLOWER);
+                deleteRecordsPurgatory.cancelForKey(partition.topicPartition(), Errors.NOT_LEADER_OR_FOLLOWER);
             }
         }
         producePurgatory.close();
