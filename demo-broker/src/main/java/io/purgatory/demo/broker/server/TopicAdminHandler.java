@@ -193,7 +193,7 @@ final class TopicAdminHandler {
             }
             ApiError error = refusedAll != null ? refusedAll
                     : duplicates.contains(topic.name()) ? new ApiError(Errors.INVALID_REQUEST, "Duplicate topic name.")
-                    : topic.assignments() != null ? new ApiError(Errors.INVALID_REPLICA_ASSIGNMENT,
+                    : topic.assignments() != null && !topic.assignments().isEmpty() ? new ApiError(Errors.INVALID_REPLICA_ASSIGNMENT,
                             "This broker places replicas itself (it leads every partition): give the new partition count only.")
                     : replicaManager.createPartitions(topic.name(), topic.count(), request.data().validateOnly());
             response.results().add(new CreatePartitionsTopicResult().setName(TopicNames.echoable(topic.name()))
