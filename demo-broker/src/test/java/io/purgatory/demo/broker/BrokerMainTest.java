@@ -1,6 +1,7 @@
 package io.purgatory.demo.broker;
 
 import io.purgatory.demo.broker.config.BrokerConfig;
+import io.purgatory.demo.broker.config.TopicSpec;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -42,6 +43,11 @@ class BrokerMainTest {
     }
 
     @Test
+    void docsDemoMdTablesEveryOptionWithItsDefault() throws Exception {
+        DocumentedOptions.assertDocumented(BrokerMain.commandLine().getCommandSpec(), "demo-broker");
+    }
+
+    @Test
     void aBadOptionIsReportedInTwoLinesWithExitCodeTwo() {
         assertEquals(2, run("--topic", "demo:x"));
         assertEquals("demo-broker: Invalid value for option '--topic' (NAME:PARTITIONS): expected NAME:PARTITIONS, e.g. demo:3"
@@ -50,16 +56,22 @@ class BrokerMainTest {
     }
 
     @Test
-    void anImpossibleConfigurationIsAnOptionError() {
-        assertEquals(2, run("--replicas", "1", "--stall-replica", "2"));
-        assertTrue(err.toString().startsWith("demo-broker: stalled replica 2 does not exist: followers are 1..1"), err.toString());
+    void valuesOutOfRangeAreOptionErrorsNamingTheOptionAndTheValue() {
+        assertOptionError("--http-port must be -1..65535, was 70000", "--port", "0", "--http-port", "70000");
+        assertOptionError("--port must be 0..65535, was 65536", "--port", "65536");
+        assertOptionError("--replicas must be >= 0, was -1", "--replicas", "-1");
+        assertOptionError("--stall-ms must be >= 0, was -1", "--stall-replica", "2", "--stall-ms", "-1");
+        assertOptionError("--max-frame-bytes must be >= 1024, was 1023", "--max-frame-bytes", "1023");
+        assertOptionError("--idle-timeout-ms must be >= 1, was 0", "--idle-timeout-ms", "0");
     }
 
     @Test
-    void anHttpPortOutOfRangeIsAnOptionError() {
-        assertEquals(2, run("--port", "0", "--http-port", "70000"));
-        assertTrue(err.toString().startsWith("demo-broker: --http-port must be -1 (off), 0 (a free port) or 1..65535, was 70000"),
-                err.toString());
+    void aDashboardAddressThatIsNotThisMachinesIsAnOptionErrorBeforeAnythingStarts() {
+        // 999.1.1.1 is no IPv4 address (so a name that does not resolve); 192.0.2.1 is TEST-NET-1, on no interface here
+        assertOptionError("--http-host 999.1.1.1 is not an address of this machine", "--port", "0", "--http-port", "0",
+                "--http-host", "999.1.1.1");
+        assertOptionError("--http-host 192.0.2.1 is not an address of this machine", "--port", "0", "--http-port", "0",
+                "--http-host", "192.0.2.1");
     }
 
     @Test
@@ -80,10 +92,15 @@ class BrokerMainTest {
         assertOptionError(topicValue + "'demo:'", "--topic", "demo:");
         assertOptionError("topic name 'bad name!' is not valid: use 1 to 249 of a-z A-Z 0-9 . _ - (Kafka's rule)", "--topic", "bad name!:3");
         assertOptionError("--topic demo is given twice", "--topic", "demo:3", "--topic", "demo:4");
-        assertOptionError("--replicas 0 leaves 1 replica(s) with the leader, fewer than --min-insync-replicas 2 (the default):"
-                + " add --min-insync-replicas 1, or more --replicas", "--replicas", "0");
-        assertOptionError("--min-insync-replicas 3 needs --replicas 2 or more (followers besides the leader), but --replicas is 1",
-                "--replicas", "1", "--min-insync-replicas", "3");
+        assertOptionError("--replicas 0 leaves 1 replica(s) with the leader, fewer than --min-insync-replicas 2:"
+                + " lower --min-insync-replicas or raise --replicas", "--replicas", "0");
+        assertOptionError("--replicas 1 leaves 2 replica(s) with the leader, fewer than --min-insync-replicas 3:"
+                + " lower --min-insync-replicas or raise --replicas", "--replicas", "1", "--min-insync-replicas", "3");
+        assertOptionError("--stall-replica 2 names no follower: with --replicas 1 they are 1..1", "--replicas", "1",
+                "--min-insync-replicas", "1", "--stall-replica", "2");
+        assertOptionError("--topic demo needs at least one partition, was 0", "--topic", "demo:0");
+        assertOptionError("--stall-after-ms is for a stall that lasts: with --stall-ms, --healthy-ms is the time before the first stall",
+                "--stall-replica", "2", "--stall-ms", "100", "--stall-after-ms", "100");
         assertOptionError("--stall-ms does nothing without --stall-replica", "--stall-ms", "500");
         assertOptionError("--healthy-ms does nothing without --stall-replica", "--healthy-ms", "500");
         assertOptionError("--healthy-ms does nothing without --stall-ms: a stall without --stall-ms lasts until the end",
@@ -102,7 +119,7 @@ class BrokerMainTest {
 
     @Test
     void aTopicNamedAloneHasOnePartition() {
-        assertEquals(new BrokerMain.TopicSpec("orders", 1), new BrokerMain.TopicSpec.Converter().convert("orders"));
+        assertEquals(new TopicSpec("orders", 1), new TopicSpec.Converter().convert("orders"));
     }
 
     @Test

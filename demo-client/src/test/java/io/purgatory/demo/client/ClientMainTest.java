@@ -2,24 +2,18 @@ package io.purgatory.demo.client;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.purgatory.demo.broker.DemoBroker;
+import io.purgatory.demo.broker.DocumentedOptions;
 import io.purgatory.demo.broker.config.BrokerConfig;
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Model.OptionSpec;
 
 /** The command end to end against an in-process demo broker: what a user sees, and the exit code. */
 class ClientMainTest {
@@ -143,19 +137,8 @@ class ClientMainTest {
     }
 
     @Test
-    void docsDemoMdGivesTheCommandLinesDefaults() throws IOException {
-        String docs = Files.readString(Path.of("..", "docs", "demo.md"));
-        String section = docs.substring(docs.indexOf("## demo-client"));
-        Matcher row = Pattern.compile("^\\| `(--[a-z-]+)[^`]*` \\| `?([^`|]*?)`? \\|", Pattern.MULTILINE).matcher(section);
-        CommandSpec spec = ClientMain.commandLine().getCommandSpec();
-        int rows = 0;
-        while (row.find()) {
-            OptionSpec option = spec.findOption(row.group(1));
-            assertNotNull(option, "docs/demo.md documents " + row.group(1) + ", which demo-client does not have");
-            assertEquals(option.defaultValue(), row.group(2), "the default of " + row.group(1) + " in docs/demo.md");
-            rows++;
-        }
-        assertEquals(17, rows, "rows in docs/demo.md's demo-client option table");
+    void docsDemoMdTablesEveryOptionWithItsDefault() throws IOException {
+        DocumentedOptions.assertDocumented(ClientMain.commandLine().getCommandSpec(), "demo-client");
     }
 
     @Test
