@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.purgatory.demo.broker.DemoBroker;
 import io.purgatory.demo.broker.DocumentedOptions;
 import io.purgatory.demo.broker.config.BrokerConfig;
+import io.purgatory.demo.broker.http.DashboardServer;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -110,6 +111,27 @@ class ClientMainTest {
                 run::toString);
         assertTrue(Long.parseLong(run.summaryRow("NOT_LEADER_OR_FOLLOWER").get(1)) >= 3, "the parked requests were answered: " + run);
         assertTrue(Long.parseLong(run.summaryRow("not sent").get(1)) > 0, run::toString);
+    }
+
+    @Test
+    void anHttpPortIsNotAKafkaBrokerInOneLine() throws Exception {
+        broker = DemoBroker.start(BrokerConfig.builder().port(0).build());
+        try (DashboardServer dashboard = DashboardServer.start(broker.replicaManager(), broker.stats(), "127.0.0.1", 0)) {
+            Execution run = Execution.of("--bootstrap", "localhost:" + dashboard.port(), "--requests", "1");
+
+            assertEquals(1, run.exitCode(), run::toString);
+            assertEquals(List.of("demo-client: localhost:" + dashboard.port() + " is not a Kafka broker: it answered with text"
+                    + " starting 'HTTP' where a Kafka response starts with its length"), run.errLines());
+        }
+    }
+
+    @Test
+    void aNegativeRateIsRefusedNamingTheOptionAndTheValue() {
+        Execution rate = Execution.of("--rate", "-1");
+
+        assertEquals(2, rate.exitCode(), rate::toString);
+        assertEquals(List.of("demo-client: --rate must be 0 (no limit) or a positive number of requests/s, but was -1.0",
+                "Try 'demo-client --help' for the options."), rate.errLines());
     }
 
     @Test

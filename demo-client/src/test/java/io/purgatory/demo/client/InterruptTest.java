@@ -1,6 +1,7 @@
 package io.purgatory.demo.client;
 
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.purgatory.demo.broker.DemoBroker;
@@ -26,7 +27,7 @@ import org.junit.jupiter.api.Test;
 class InterruptTest {
 
     @Test
-    void aStoppedRunPrintsTheSummarySoFar() throws Exception {
+    void aStoppedRunPrintsTheSummarySoFarAndExitsWithTheSignalsStatus() throws Exception {
         try (DemoBroker broker = DemoBroker.start(BrokerConfig.builder().port(0).stallReplica(2).build())) {
             Process client = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"),
                     "-cp", System.getProperty("java.class.path"), ClientMain.class.getName(),
@@ -40,6 +41,7 @@ class InterruptTest {
                 client.toHandle().destroy(); // SIGTERM; Process.destroy() would also close our end of its output
 
                 assertTrue(client.waitFor(20, TimeUnit.SECONDS), "the client exits");
+                assertEquals(143, client.exitValue(), "128 + SIGTERM, as --help says");
                 await().atMost(Duration.ofSeconds(5)).until(() -> out.stream().anyMatch(line -> line.startsWith("Summary: ")));
                 assertTrue(err.stream().anyMatch(line -> line.matches("demo-client: interrupted with \\d+ request\\(s\\) in flight; \\d+ not sent")),
                         () -> String.join("\n", err));
