@@ -1,6 +1,5 @@
 package io.purgatory.demo.broker;
 
-import io.purgatory.demo.broker.config.BrokerConfig;
 import io.purgatory.demo.broker.config.TopicSpec;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
@@ -12,7 +11,9 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -20,6 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The command line: help, option errors, a port that is taken. */
 class BrokerMainTest {
+    @RegisterExtension
+    final BrokerExtension brokers = new BrokerExtension();
     private final StringWriter out = new StringWriter();
     private final StringWriter err = new StringWriter();
 
@@ -74,6 +77,7 @@ class BrokerMainTest {
                 "--http-host", "192.0.2.1");
     }
 
+    @Tag("integration")
     @Test
     void aDashboardPortInUseIsOneLineAndExitCodeOne() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
@@ -122,6 +126,7 @@ class BrokerMainTest {
         assertEquals(new TopicSpec("orders", 1), new TopicSpec.Converter().convert("orders"));
     }
 
+    @Tag("integration")
     @Test
     void anUnwritablePortFileIsOneLineAndExitCodeOne(@TempDir Path dir) {
         Path portFile = dir.resolve("missing").resolve("broker.port");
@@ -129,20 +134,20 @@ class BrokerMainTest {
         assertEquals("demo-broker: cannot write the port to " + portFile + ": no such directory" + System.lineSeparator(), err.toString());
     }
 
+    @Tag("integration")
     @Test
-    void consoleMistakesGetOneLineEach() throws Exception {
-        try (DemoBroker broker = DemoBroker.start(BrokerConfig.builder().port(0).build())) {
-            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-            PrintStream console = new PrintStream(bytes, true, StandardCharsets.UTF_8);
-            BrokerMain.readConsole(broker, new BufferedReader(new StringReader("stall\nstall x\nresume 9\nstall 1 2\nfoo\nstall 2\nquit\nstall 1\n")),
-                    console);
-            assertEquals(List.of("usage: stall ID, where ID is a follower replica 1..2", "usage: stall ID, where ID is a follower replica 1..2",
-                    "usage: resume ID, where ID is a follower replica 1..2", "usage: stall ID, where ID is a follower replica 1..2",
-                    BrokerMain.CONSOLE_COMMANDS), bytes.toString(StandardCharsets.UTF_8).lines().toList());
-            broker.followers().resume(2); // stalled by 'stall 2'; 'stall 1' came after 'quit'
-        }
+    void consoleMistakesGetOneLineEach(DemoBroker broker) throws Exception {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PrintStream console = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        BrokerMain.readConsole(broker, new BufferedReader(new StringReader("stall\nstall x\nresume 9\nstall 1 2\nfoo\nstall 2\nquit\nstall 1\n")),
+                console);
+        assertEquals(List.of("usage: stall ID, where ID is a follower replica 1..2", "usage: stall ID, where ID is a follower replica 1..2",
+                "usage: resume ID, where ID is a follower replica 1..2", "usage: stall ID, where ID is a follower replica 1..2",
+                BrokerMain.CONSOLE_COMMANDS), bytes.toString(StandardCharsets.UTF_8).lines().toList());
+        broker.followers().resume(2); // stalled by 'stall 2'; 'stall 1' came after 'quit'
     }
 
+    @Tag("integration")
     @Test
     void aPortInUseIsOneLineAndExitCodeOne() throws Exception {
         try (ServerSocket taken = new ServerSocket(0)) {

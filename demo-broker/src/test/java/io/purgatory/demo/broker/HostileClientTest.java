@@ -1,7 +1,6 @@
 package io.purgatory.demo.broker;
 
 import io.purgatory.demo.broker.WireClient.Answer;
-import io.purgatory.demo.broker.config.BrokerConfig;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -24,10 +23,10 @@ import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.ProduceResponse;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -44,20 +43,15 @@ class HostileClientTest {
     private static final short ACKS_ALL = -1;
     private static final int NAME_BYTES = 11_000;
 
+    @RegisterExtension
+    final BrokerExtension brokers = new BrokerExtension();
     private DemoBroker broker;
     private WireClient client;
 
     @BeforeEach
     void start() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).build());
-        client = new WireClient(broker.port());
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        assertEquals(List.of(), client.protocolErrors());
-        client.close();
-        broker.close();
+        broker = brokers.get();
+        client = brokers.connect();
     }
 
     @Test

@@ -1,6 +1,5 @@
 package io.purgatory.demo.broker;
 
-import io.purgatory.demo.broker.config.BrokerConfig;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -12,10 +11,10 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.RequestHeader;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -30,16 +29,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 class MalformedInputTest {
     private static final int MAX_FRAME = 64 * 1024;
 
+    @RegisterExtension
+    final BrokerExtension brokers = new BrokerExtension(config -> config.maxFrameBytes(MAX_FRAME));
     private DemoBroker broker;
 
     @BeforeEach
     void startBroker() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).maxFrameBytes(MAX_FRAME).build());
-    }
-
-    @AfterEach
-    void closeBroker() {
-        broker.close();
+        broker = brokers.get();
     }
 
     static Stream<Arguments> malformed() throws IOException {

@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.purgatory.demo.broker.BrokerExtension;
 import io.purgatory.demo.broker.DemoBroker;
 import io.purgatory.demo.broker.DocumentedOptions;
 import io.purgatory.demo.broker.config.BrokerConfig;
@@ -13,27 +14,24 @@ import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The command end to end against an in-process demo broker: what a user sees, and the exit code. */
 class ClientMainTest {
+    @RegisterExtension
+    final BrokerExtension brokers = new BrokerExtension();
     private DemoBroker broker;
-
-    @AfterEach
-    void stopBroker() {
-        if (broker != null) {
-            broker.close();
-        }
-    }
 
     private String bootstrap() {
         return "localhost:" + broker.port();
     }
 
+    @Tag("integration")
     @Test
     void healthyBrokerAcksEveryRequestAndSpreadsThemOverThePartitions() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).topic("demo", 3).build());
+        broker = brokers.start(BrokerConfig.builder().topic("demo", 3));
 
         Execution run = Execution.of("--bootstrap", bootstrap(), "--requests", "30", "--rate", "0", "--timeout-ms", "5000");
 
@@ -50,9 +48,10 @@ class ClientMainTest {
         }
     }
 
+    @Tag("integration")
     @Test
     void stalledReplicaTimesOutAcksAllButNotAcksOne() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).followers(2).stallReplica(2).build());
+        broker = brokers.start(BrokerConfig.builder().followers(2).stallReplica(2));
 
         Execution all = Execution.of("--bootstrap", bootstrap(), "--requests", "10", "--rate", "0", "--timeout-ms", "200",
                 "--acks", "all");
@@ -66,6 +65,7 @@ class ClientMainTest {
         assertEquals("10", one.summaryRow("acked").get(1), one::toString);
     }
 
+    @Tag("integration")
     @Test
     void noBrokerIsOneLineOnStderrAndExitOne() throws IOException {
         final int port;
@@ -80,9 +80,10 @@ class ClientMainTest {
         assertEquals("", run.out(), run::toString);
     }
 
+    @Tag("integration")
     @Test
     void unknownTopicIsOneLineOnStderrAndExitOne() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).build());
+        broker = brokers.get();
 
         Execution run = Execution.of("--bootstrap", bootstrap(), "--topic", "nope", "--requests", "5");
 
@@ -92,9 +93,10 @@ class ClientMainTest {
         assertEquals("", run.out(), run::toString);
     }
 
+    @Tag("integration")
     @Test
     void brokerShuttingDownMidRunIsReportedWithTheSummarySoFar() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).stallReplica(2).build());
+        broker = brokers.start(BrokerConfig.builder().stallReplica(2));
         CompletableFuture<Execution> running = CompletableFuture.supplyAsync(() -> Execution.of(
                 "--bootstrap", bootstrap(), "--requests", "100000", "--rate", "100", "--timeout-ms", "60000"));
 
@@ -113,9 +115,10 @@ class ClientMainTest {
         assertTrue(Long.parseLong(run.summaryRow("not sent").get(1)) > 0, run::toString);
     }
 
+    @Tag("integration")
     @Test
     void anHttpPortIsNotAKafkaBrokerInOneLine() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).build());
+        broker = brokers.get();
         try (DashboardServer dashboard = DashboardServer.start(broker.replicaManager(), broker.stats(), "127.0.0.1", 0)) {
             Execution run = Execution.of("--bootstrap", "localhost:" + dashboard.port(), "--requests", "1");
 
