@@ -82,27 +82,25 @@ class FuzzTest {
 
     private void run(DemoBroker broker, Random random) throws Exception {
         List<CompletableFuture<Answer>> goodAnswers = new ArrayList<>();
-        try (WireClient good = new WireClient(broker.port())) {
-            Uuid demoId = topicId(good);
-            for (int i = 0; i < MUTATIONS; i++) {
-                if (i % GOOD_CLIENT_EVERY == 0) {
-                    goodAnswers.add(good.send(WireClient.produce("demo", i % 3, i % 20 == 0 ? (short) -1 : 1, 30_000,
-                            WireClient.records(COMPRESSIONS.get(random.nextInt(COMPRESSIONS.size())), 1 + random.nextInt(5)), (short) 12)));
-                }
-                Sample sample = sample(random, demoId);
-                byte[] frame = mutate(random, sample);
-                check(frame, exchange(broker.port(), frame));
+        WireClient good = brokers.connect();
+        Uuid demoId = topicId(good);
+        for (int i = 0; i < MUTATIONS; i++) {
+            if (i % GOOD_CLIENT_EVERY == 0) {
+                goodAnswers.add(good.send(WireClient.produce("demo", i % 3, i % 20 == 0 ? (short) -1 : 1, 30_000,
+                        WireClient.records(COMPRESSIONS.get(random.nextInt(COMPRESSIONS.size())), 1 + random.nextInt(5)), (short) 12)));
             }
-            for (CompletableFuture<Answer> answer : goodAnswers) {
-                assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(answer)).errorCode());
-            }
-            assertEquals(List.of(), good.protocolErrors());
-            assertFalse(good.closedByBroker().isDone(), "the good client's connection stays open");
+            Sample sample = sample(random, demoId);
+            byte[] frame = mutate(random, sample);
+            check(frame, exchange(broker.port(), frame));
         }
-        try (WireClient newcomer = new WireClient(broker.port())) {
-            assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(
-                    newcomer.send(WireClient.produce("demo", 0, (short) -1, 10_000, 1)))).errorCode());
+        for (CompletableFuture<Answer> answer : goodAnswers) {
+            assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(answer)).errorCode());
         }
+        assertEquals(List.of(), good.protocolErrors());
+        assertFalse(good.closedByBroker().isDone(), "the good client's connection stays open");
+        WireClient newcomer = brokers.connect();
+        assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(
+                newcomer.send(WireClient.produce("demo", 0, (short) -1, 10_000, 1)))).errorCode());
     }
 
     private static Uuid topicId(WireClient client) throws IOException {

@@ -109,22 +109,21 @@ class HostileClientTest {
         ProduceRequestData data = new ProduceRequestData().setAcks(ACKS_ALL).setTimeoutMs(30_000);
         data.topicData().add(new TopicProduceData().setName("demo").setPartitionData(copies));
 
-        try (WireClient bystander = new WireClient(broker.port())) {
-            CompletableFuture<Answer> duplicated = client.send(ProduceRequest.builder(data).build((short) 12));
-            List<CompletableFuture<Answer>> others = new ArrayList<>();
-            for (int i = 0; i < 20; i++) {
-                others.add(bystander.send(WireClient.produce("demo", 0, ACKS_ALL, 3_000, 1))); // stalled, they time out
-            }
-            for (CompletableFuture<Answer> other : others) {
-                assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(answer(other)).errorCode());
-            }
-            ProduceResponse response = (ProduceResponse) answer(duplicated).response();
-            List<PartitionProduceResponse> partitions = response.data().responses().iterator().next().partitionResponses();
-            assertEquals(1, partitions.size(), "one answer per distinct partition");
-            assertEquals(Errors.NONE.code(), partitions.get(0).errorCode());
-            assertEquals(1 + others.size(), broker.replicaManager().partition("demo", 0).leaderEndOffset(), "appended once, beside the others");
-            assertEquals(List.of(), bystander.protocolErrors());
+        WireClient bystander = brokers.connect();
+        CompletableFuture<Answer> duplicated = client.send(ProduceRequest.builder(data).build((short) 12));
+        List<CompletableFuture<Answer>> others = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            others.add(bystander.send(WireClient.produce("demo", 0, ACKS_ALL, 3_000, 1))); // stalled, they time out
         }
+        for (CompletableFuture<Answer> other : others) {
+            assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(answer(other)).errorCode());
+        }
+        ProduceResponse response = (ProduceResponse) answer(duplicated).response();
+        List<PartitionProduceResponse> partitions = response.data().responses().iterator().next().partitionResponses();
+        assertEquals(1, partitions.size(), "one answer per distinct partition");
+        assertEquals(Errors.NONE.code(), partitions.get(0).errorCode());
+        assertEquals(1 + others.size(), broker.replicaManager().partition("demo", 0).leaderEndOffset(), "appended once, beside the others");
+        assertEquals(List.of(), bystander.protocolErrors());
     }
 
     @Test
@@ -148,11 +147,10 @@ class HostileClientTest {
         repeated.write(bytes, at + entries.length, bytes.length - at - entries.length);
         byte[] body = repeated.toByteArray();
 
-        try (WireClient offender = new WireClient(broker.port())) {
-            offender.sendRaw(ByteBuffer.allocate(4 + body.length).putInt(body.length).put(body).array());
-            Waits.soon().until(() -> offender.closedByBroker().isDone());
-            assertEquals(List.of(), offender.protocolErrors(), "closed unanswered, not parsed and answered");
-        }
+        WireClient offender = brokers.connect();
+        offender.sendRaw(ByteBuffer.allocate(4 + body.length).putInt(body.length).put(body).array());
+        Waits.soon().until(() -> offender.closedByBroker().isDone());
+        assertEquals(List.of(), offender.protocolErrors(), "closed unanswered, not parsed and answered");
         assertAnswersNext();
     }
 

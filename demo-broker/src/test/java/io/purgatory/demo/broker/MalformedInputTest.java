@@ -57,28 +57,27 @@ class MalformedInputTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("malformed")
     void closesOnlyThatConnection(String what, byte[] bytes) throws Exception {
-        try (WireClient bystander = new WireClient(broker.port()); WireClient offender = new WireClient(broker.port())) {
-            var parked = bystander.send(WireClient.produce("demo", 0, (short) -1, 60_000, 1));
-            broker.followers().stall(1);
-            broker.followers().stall(2);
-            var parkedWhileStalled = bystander.send(WireClient.produce("demo", 1, (short) -1, 60_000, 1));
+        WireClient bystander = brokers.connect();
+        WireClient offender = brokers.connect();
+        var parked = bystander.send(WireClient.produce("demo", 0, (short) -1, 60_000, 1));
+        broker.followers().stall(1);
+        broker.followers().stall(2);
+        var parkedWhileStalled = bystander.send(WireClient.produce("demo", 1, (short) -1, 60_000, 1));
 
-            offender.sendRaw(bytes);
+        offender.sendRaw(bytes);
 
-            Waits.soon().until(() -> offender.closedByBroker().isDone());
-            assertFalse(bystander.closedByBroker().isDone(), "the other connection stays open");
-            broker.followers().resume(1);
-            broker.followers().resume(2);
-            assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(parked)).errorCode());
-            assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(parkedWhileStalled)).errorCode());
-            assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(
-                    DemoBrokerTest.answer(bystander.send(WireClient.produce("demo", 2, (short) 1, 1_000, 1)))).errorCode());
-            assertEquals(java.util.List.of(), bystander.protocolErrors());
-        }
-        try (WireClient newcomer = new WireClient(broker.port())) {
-            assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(
-                    DemoBrokerTest.answer(newcomer.send(WireClient.produce("demo", 0, (short) -1, 10_000, 1)))).errorCode());
-        }
+        Waits.soon().until(() -> offender.closedByBroker().isDone());
+        assertFalse(bystander.closedByBroker().isDone(), "the other connection stays open");
+        broker.followers().resume(1);
+        broker.followers().resume(2);
+        assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(parked)).errorCode());
+        assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(parkedWhileStalled)).errorCode());
+        assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(
+                DemoBrokerTest.answer(bystander.send(WireClient.produce("demo", 2, (short) 1, 1_000, 1)))).errorCode());
+        assertEquals(java.util.List.of(), bystander.protocolErrors());
+        WireClient newcomer = brokers.connect();
+        assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(
+                DemoBrokerTest.answer(newcomer.send(WireClient.produce("demo", 0, (short) -1, 10_000, 1)))).errorCode());
     }
 
     @Test

@@ -17,12 +17,13 @@ import picocli.CommandLine.Option;
  * defined once, here, by its field. The field's {@link Option} gives the option's name, default and
  * help text, its {@link Range} the values it accepts; {@code demo-broker} mixes this class into its
  * command line, {@link #builder()} starts from the same defaults, {@link #validate()} checks both, and
- * docs/demo.md's option table is checked against the annotations ({@code OptionTablesTest}).
+ * a test ({@code BrokerMainTest.docsDemoMdTablesEveryOptionWithItsDefault}) checks docs/demo.md's
+ * option table against the command line: the same options with the same defaults.
  *
  * <p>To add a setting: a field with {@code @Option(names = "--name", paramLabel = ..., defaultValue = ...,
  * description = "... Default: ${DEFAULT-VALUE}.")} and, if numeric, {@code @Range}; an accessor; a
  * builder method if tests need another value; a check in {@link #validate()} only for what involves
- * other settings; then regenerate the docs table ({@code -Ddocs.update=true} on {@code OptionTablesTest}).
+ * other settings; and its row in docs/demo.md's table under "## demo-broker".
  *
  * <p>Effectively immutable: picocli (for {@code demo-broker}) or a {@link Builder} fills the fields,
  * and neither changes them once the config is validated and handed to the broker, whose start

@@ -8,9 +8,9 @@ import java.lang.reflect.Field;
 import picocli.CommandLine.Option;
 
 /**
- * The values a numeric {@link Option} field accepts, declared next to the option: {@link #check}
- * refuses a value outside with a message naming the option and the value, and docs/demo.md's option
- * table shows it. Either bound may be left open.
+ * The values a numeric {@link Option} field accepts, declared next to the option:
+ * {@link Checks#check} refuses a value outside with a message naming the option and the value.
+ * Either bound may be left open.
  */
 @Retention(RetentionPolicy.RUNTIME)
 @Target(ElementType.FIELD)
@@ -21,7 +21,7 @@ public @interface Range {
     /** The largest value accepted. */
     long max() default Long.MAX_VALUE;
 
-    /** Checks and describes ranges. Stateless; thread-safe. */
+    /** Checks the ranges of an options object. Stateless; thread-safe. */
     final class Checks {
         private Checks() {
         }
@@ -47,7 +47,7 @@ public @interface Range {
         }
 
         /** {@code 0..65535}, {@code >= 1} or {@code <= 10}. */
-        public static String describe(Range range) {
+        private static String describe(Range range) {
             if (range.max() == Long.MAX_VALUE) {
                 return ">= " + range.min();
             }
