@@ -20,10 +20,10 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -33,7 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("integration")
 class AdminToolsTest {
-    private final BrokerFixture fixture = new BrokerFixture();
+    @RegisterExtension
+    final BrokerExtension fixture = new BrokerExtension();
     private DemoBroker broker;
     private String server;
 
@@ -41,11 +42,6 @@ class AdminToolsTest {
     void start() throws Exception {
         broker = fixture.start(BrokerConfig.builder());
         server = "localhost:" + broker.port();
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        fixture.close();
     }
 
     private KafkaTools.Run topics(String... args) {

@@ -33,10 +33,9 @@ import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
 import org.apache.kafka.common.requests.IncrementalAlterConfigsResponse;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Admin requests no sane client sends: each gets Kafka's error, creates nothing it should not,
@@ -44,20 +43,14 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("integration")
 class HostileAdminTest {
-    private final BrokerFixture fixture = new BrokerFixture();
+    @RegisterExtension
+    final BrokerExtension fixture = new BrokerExtension();
     private DemoBroker broker;
     private WireClient client;
 
-    @BeforeEach
-    void start() throws Exception {
-        broker = fixture.start(BrokerConfig.builder());
+    private void start(BrokerConfig.Builder config) throws Exception {
+        broker = fixture.start(config);
         client = fixture.connect();
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        assertEquals(List.of(), client.protocolErrors());
-        fixture.close();
     }
 
     private static CreatableTopic topic(String name, int partitions, int replicationFactor) {
@@ -84,7 +77,8 @@ class HostileAdminTest {
     }
 
     @Test
-    void aHundredThousandPartitionsInOneTopicAreAPolicyViolation() {
+    void aHundredThousandPartitionsInOneTopicAreAPolicyViolation() throws Exception {
+        start(BrokerConfig.builder());
         CreatableTopicResult result = create(List.of(topic("huge", 100_000, 3))).get(0);
         assertEquals(Errors.POLICY_VIOLATION, error(result));
         assertEquals("Excessively large number of partitions per request.", result.errorMessage());
@@ -92,7 +86,8 @@ class HostileAdminTest {
     }
 
     @Test
-    void tenThousandTopicsInOneRequestAreRefusedWhole() {
+    void tenThousandTopicsInOneRequestAreRefusedWhole() throws Exception {
+        start(BrokerConfig.builder());
         List<CreatableTopic> topics = new ArrayList<>();
         for (int i = 0; i < 10_000; i++) {
             topics.add(topic("t" + i, 1, 1));
@@ -105,6 +100,7 @@ class HostileAdminTest {
 
     @Test
     void aCreateTopicsRepeatingOneNamePastTheEntryLimitClosesItsConnectionBeforeParsing() throws Exception {
+        start(BrokerConfig.builder());
         CreateTopicsRequestData data = new CreateTopicsRequestData().setTimeoutMs(30_000);
         for (int i = 0; i <= 10_000; i++) {
             data.topics().add(topic(String.format("t%05d", i), 1, 1));
@@ -134,9 +130,7 @@ class HostileAdminTest {
 
     @Test
     void theBrokersPartitionLimitHoldsAcrossRequests() throws Exception {
-        fixture.close();
-        broker = fixture.start(BrokerConfig.builder().maxPartitions(20));
-        client = fixture.connect();
+        start(BrokerConfig.builder().maxPartitions(20));
         assertEquals(Errors.NONE, error(create(List.of(topic("a", 10, 3))).get(0)));
         CreatableTopicResult over = create(List.of(topic("b", 10, 3))).get(0);
         assertEquals(Errors.POLICY_VIOLATION, error(over), over::toString);
@@ -149,7 +143,8 @@ class HostileAdminTest {
     }
 
     @Test
-    void badNamesCountsFactorsAndConfigsGetKafkasErrors() {
+    void badNamesCountsFactorsAndConfigsGetKafkasErrors() throws Exception {
+        start(BrokerConfig.builder());
         List<CreatableTopic> topics = List.of(
                 topic("", 1, 1), topic("..", 1, 1), topic("a/b", 1, 1), topic("x".repeat(250), 1, 1),
                 topic("zero", 0, 1), topic("negative", -5, 1), topic("nofactor", 1, 0), topic("negfactor", 1, -3),
@@ -175,6 +170,7 @@ class HostileAdminTest {
 
     @Test
     void unknownAndMalformedConfigChangesChangeNothing() throws Exception {
+        start(BrokerConfig.builder());
         IncrementalAlterConfigsRequestData data = new IncrementalAlterConfigsRequestData();
         data.resources().add(resource((byte) 2, "demo", "segment.bytes", "1000", (byte) 0));
         data.resources().add(resource((byte) 2, "nope", "min.insync.replicas", "1", (byte) 0));
@@ -198,6 +194,7 @@ class HostileAdminTest {
 
     @Test
     void topicsCreatedAndDeletedInATightLoopWhileClientsProduceAndFetchLeaveNothingBehind() throws Exception {
+        start(BrokerConfig.builder());
         WireClient producer = fixture.connect();
         WireClient consumer = fixture.connect();
         WireClient admin = fixture.connect();

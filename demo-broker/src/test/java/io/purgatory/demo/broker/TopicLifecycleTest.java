@@ -37,6 +37,7 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Topics and configs changed while requests are parked on them: a deleted topic answers what
@@ -48,7 +49,8 @@ class TopicLifecycleTest {
     private static final short ACKS_ALL = -1;
     private static final int LONG_MS = 60_000;
 
-    private final BrokerFixture fixture = new BrokerFixture();
+    @RegisterExtension
+    final BrokerExtension fixture = new BrokerExtension();
     private Admin admin;
 
     @AfterEach
@@ -56,7 +58,6 @@ class TopicLifecycleTest {
         if (admin != null) {
             admin.close(Duration.ZERO);
         }
-        fixture.close();
     }
 
     /** A broker whose replica 2 is stalled (and stays in the ISR for the test): acks=-1 produces and long polls park. */
