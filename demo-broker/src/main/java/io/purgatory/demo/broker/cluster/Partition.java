@@ -386,6 +386,7 @@ public final class Partition {
             followerOffsets.add(offset);
         }
         return new PartitionState(topicPartition.topic(), topicPartition.partition(), log.logEndOffset(), highWatermark(),
+                log.logStartOffset(), lowWatermark(),
                 followerOffsets, isr(), config.minInsyncReplicas());
     }
 
