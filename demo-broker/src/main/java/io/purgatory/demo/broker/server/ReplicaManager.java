@@ -261,7 +261,7 @@ public final class ReplicaManager implements AutoCloseable {
             followers.addPartitions(topic.partitions());
         }
         LOG.info("created topic {} (id {}): {} partition(s), replication factor {}, configs {}", name, topic.id(), partitions,
-                replicationFactor, configs);
+                replicationFactor, named(configs, DynamicSetting::topicName));
         return new CreateResult(ApiError.NONE, topic.id());
     }
 
@@ -396,7 +396,7 @@ public final class ReplicaManager implements AutoCloseable {
             replace(changed);
             configure(changed);
         }
-        LOG.info("topic {} configs now {}", name, changed.configs());
+        LOG.info("topic {} configs now {}", name, named(changed.configs(), DynamicSetting::topicName));
         changed.partitions().forEach(this::recheckParked);
         return ApiError.NONE;
     }
@@ -423,8 +423,15 @@ public final class ReplicaManager implements AutoCloseable {
             all.forEach(this::configure);
         }
         LOG.info("broker configs ({}) now {}", brokerResource.isEmpty() ? "cluster default" : "broker " + brokerResource,
-                dynamicConfigs.overrides(brokerResource));
+                named(dynamicConfigs.overrides(brokerResource), DynamicSetting::brokerName));
         all.forEach(topic -> topic.partitions().forEach(this::recheckParked));
+    }
+
+    /** Configs as Kafka names them, for the log. */
+    private static Map<String, String> named(Map<DynamicSetting, String> configs, java.util.function.Function<DynamicSetting, String> name) {
+        Map<String, String> named = new java.util.TreeMap<>();
+        configs.forEach((setting, value) -> named.put(name.apply(setting), value));
+        return named;
     }
 
     /** Applies a topic's effective configs to its partitions. Under {@code metadataLock}. */
