@@ -233,7 +233,7 @@ final class ConfigsHandler {
             AlterConfigOp.OpType op = AlterConfigOp.OpType.forId(config.configOperation());
             if (op == AlterConfigOp.OpType.SET) {
                 if (config.value() == null) {
-                    return new ApiError(Errors.INVALID_CONFIG, "Null value not supported for : " + config.name());
+                    return new ApiError(Errors.INVALID_CONFIG, "Null value not supported for config: " + config.name());
                 }
                 ApiError invalid = checkValue(setting, config.value());
                 if (invalid != null) {
