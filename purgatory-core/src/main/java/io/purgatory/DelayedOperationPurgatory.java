@@ -82,6 +82,11 @@ import org.slf4j.LoggerFactory;
  * {@code checkAndComplete}, a lock that some {@code tryComplete} needs (KAFKA-8334).
  * {@code closed} is volatile; counters are atomics.
  *
+ * <p>Counts of what the purgatory holds ({@link #watched()}, {@link #numDelayed()}) are {@code long},
+ * as are the {@link PurgatoryMetrics}; a call's own result (how many operations {@code advance},
+ * {@code checkAndComplete} or {@code cancelForKey} completed) is an {@code int}, bounded by one
+ * list's length.
+ *
  * @param <T> the operations it holds
  */
 public final class DelayedOperationPurgatory<T extends DelayedOperation> implements AutoCloseable {
@@ -365,7 +370,9 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      * deleted), leaves every other key's list, and never expires. The key's list goes with them. An
      * operation that completed on another path meanwhile (its expiry, say) keeps that completion. If
      * some {@code onComplete} throws, the others are still cancelled and the first exception is
-     * rethrown after.
+     * rethrown after. An operation offered on key while this call runs may start a new list and stay:
+     * stop offering on the key first (a deleted topic refuses new requests, then cancels the parked
+     * ones).
      *
      * @param reason what {@code cancelReason()} returns to each cancelled operation; may be null
      * @return how many operations this call completed
@@ -441,6 +448,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     /** Links the operation into its first key's list itself, and a {@link Watch} into each other key's. */
     private void watch(DelayedOperation op, Collection<?> keys) {
+        assert op.isHeldByCurrentThread();
         Iterator<?> it = keys.iterator();
         link(it.next(), op, 0);
         Watch head = null;
@@ -453,6 +461,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     /** Links a {@link PositionWatch} into each key's list, at the key's position. */
     private void watchAt(DelayedOperation op, Map<?, Long> positions) {
+        assert op.isHeldByCurrentThread();
         Watch head = null;
         for (Map.Entry<?, Long> entry : positions.entrySet()) {
             head = new PositionWatch(op, head);
@@ -485,6 +494,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     /** Turns the operation's entries into tombstones and stops counting it as delayed. */
     private void release(DelayedOperation op) {
+        assert op.isHeldByCurrentThread();
         if (!op.watching) {
             return;
         }

@@ -1,52 +1,42 @@
 package io.purgatory.demo.broker.config;
 
 import java.util.Map;
-import java.util.function.Function;
 import org.apache.kafka.common.config.ConfigDef;
-import org.apache.kafka.common.config.ConfigDef.Range;
-import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigException;
 
 /**
  * The settings that can change while the broker runs ({@code IncrementalAlterConfigs}), each
  * defined once: its topic config name (null for a broker-only setting), its broker config name,
- * its type and valid range (checked with Kafka's {@link ConfigDef}), its documentation, and where
- * the broker's static value comes from. The names are Kafka's, so {@code kafka-configs} and
+ * its type and least value (checked with Kafka's {@link ConfigDef}), its documentation, and the
+ * {@link BrokerConfig} setting its static value comes from. The names are Kafka's, so {@code kafka-configs} and
  * {@code kafka-topics --config} use them as with a real broker.
  *
  * <p>Thread-safe: immutable.
  */
 public enum DynamicSetting {
-    MIN_INSYNC_REPLICAS("min.insync.replicas", "min.insync.replicas", Type.INT, Range.atLeast(1),
+    MIN_INSYNC_REPLICAS("min.insync.replicas", "min.insync.replicas", ConfigDef.Type.INT, 1,
             "The fewest in-sync replicas, leader included, an acks=-1 produce needs: below it, a produce is refused with "
-                    + "NOT_ENOUGH_REPLICAS, and one already appended is answered NOT_ENOUGH_REPLICAS_AFTER_APPEND.",
-            config -> config.minInsyncReplicas()),
-    RETENTION_BYTES("retention.bytes", "log.retention.bytes", Type.LONG, Range.atLeast(-1),
+                    + "NOT_ENOUGH_REPLICAS, and one already appended is answered NOT_ENOUGH_REPLICAS_AFTER_APPEND."),
+    RETENTION_BYTES("retention.bytes", "log.retention.bytes", ConfigDef.Type.LONG, -1,
             "Bytes of record batches each partition keeps; the oldest batches beyond it are dropped (the newest always stays). "
-                    + "-1: no limit.",
-            config -> config.retentionBytes()),
-    MAX_MESSAGE_BYTES("max.message.bytes", "message.max.bytes", Type.INT, Range.atLeast(0),
-            "The largest record batch a produce may append; a larger one is refused with MESSAGE_TOO_LARGE.",
-            config -> config.maxMessageBytes()),
-    REPLICA_LAG_TIME_MAX_MS(null, "replica.lag.time.max.ms", Type.LONG, Range.atLeast(1),
-            "A follower that has not caught up with the leader for longer than this leaves the ISR.",
-            config -> config.replicaLagTimeMaxMs());
+                    + "-1: no limit."),
+    MAX_MESSAGE_BYTES("max.message.bytes", "message.max.bytes", ConfigDef.Type.INT, 0,
+            "The largest record batch a produce may append; a larger one is refused with MESSAGE_TOO_LARGE."),
+    REPLICA_LAG_TIME_MAX_MS(null, "replica.lag.time.max.ms", ConfigDef.Type.LONG, 1,
+            "A follower that has not caught up with the leader for longer than this leaves the ISR.");
 
     private final String topicName;
     private final String brokerName;
-    private final Type type;
-    private final ConfigDef.Validator validator;
+    private final ConfigDef.Type type;
+    private final long min;
     private final String documentation;
-    private final Function<BrokerConfig, Object> staticValue;
 
-    DynamicSetting(String topicName, String brokerName, Type type, ConfigDef.Validator validator, String documentation,
-                   Function<BrokerConfig, Object> staticValue) {
+    DynamicSetting(String topicName, String brokerName, ConfigDef.Type type, long min, String documentation) {
         this.topicName = topicName;
         this.brokerName = brokerName;
         this.type = type;
-        this.validator = validator;
+        this.min = min;
         this.documentation = documentation;
-        this.staticValue = staticValue;
     }
 
     /** The topic config's name, or null when it is a broker setting only. */
@@ -58,7 +48,7 @@ public enum DynamicSetting {
         return brokerName;
     }
 
-    public Type type() {
+    public ConfigDef.Type type() {
         return type;
     }
 
@@ -68,7 +58,12 @@ public enum DynamicSetting {
 
     /** The value the broker started with, as a config string. */
     public String staticValue(BrokerConfig config) {
-        return String.valueOf(staticValue.apply(config));
+        return switch (this) {
+            case MIN_INSYNC_REPLICAS -> String.valueOf(config.minInsyncReplicas());
+            case RETENTION_BYTES -> String.valueOf(config.retentionBytes());
+            case MAX_MESSAGE_BYTES -> String.valueOf(config.maxMessageBytes());
+            case REPLICA_LAG_TIME_MAX_MS -> String.valueOf(config.replicaLagTimeMaxMs());
+        };
     }
 
     /**
@@ -80,7 +75,7 @@ public enum DynamicSetting {
     public Object parse(String value) {
         String name = topicName != null ? topicName : brokerName;
         Object parsed = ConfigDef.parseType(name, value, type);
-        validator.ensureValid(name, parsed);
+        ConfigDef.Range.atLeast(min).ensureValid(name, parsed);
         return parsed;
     }
 
