@@ -34,6 +34,7 @@ import javax.management.ObjectName;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 
@@ -674,6 +675,7 @@ class DelayedOperationPurgatoryTest {
      * KAFKA-19312: forceComplete (from outside, or from the timer's expiry) must not run onComplete
      * while another thread is inside tryComplete of the same operation.
      */
+    @Tag("stress")
     @Test
     void tryCompleteAndOnCompleteNeverRunAtTheSameTime() throws Exception {
         LongAdder overlaps = new LongAdder();
@@ -808,6 +810,7 @@ class DelayedOperationPurgatoryTest {
      * Two operations whose onComplete each call checkAndComplete on the other's key, completed at the
      * same moment from two threads: with blocking locks this is a lock-order deadlock.
      */
+    @Tag("stress")
     @Test
     void onCompleteCallingCheckAndCompleteOnAnotherKeyDoesNotDeadlock() throws Exception {
         int iterations = 500;

@@ -7,12 +7,17 @@ import java.net.ServerSocket;
 import java.util.Set;
 import java.util.stream.Collectors;
 import javax.management.ObjectName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** A start that cannot bind releases everything it started: threads, the purgatory and its JMX name. */
+@Tag("integration")
 class FailedStartTest {
+    @RegisterExtension
+    final BrokerExtension brokers = new BrokerExtension();
 
     @Test
     void aStartOnATakenPortLeavesNoThreadsAndNoMBeans() throws Exception {
@@ -25,10 +30,9 @@ class FailedStartTest {
         }
         Waits.soon().untilAsserted(() -> assertEquals(threadsBefore, brokerThreads()));
         assertEquals(mbeansBefore, purgatoryMBeans());
-        // and the next broker gets the purgatories' JMX names (produce and fetch)
-        try (DemoBroker broker = DemoBroker.start(BrokerConfig.builder().port(0).build())) {
-            assertEquals(mbeansBefore.size() + 2, purgatoryMBeans().size());
-        }
+        // and the next broker gets the purgatories' JMX names (produce, fetch and delete-records)
+        brokers.get();
+        assertEquals(mbeansBefore.size() + 3, purgatoryMBeans().size());
     }
 
     /** The threads a broker starts: event loops, the follower thread, the purgatories' timers and reapers. */
@@ -36,7 +40,8 @@ class FailedStartTest {
         return Thread.getAllStackTraces().keySet().stream()
                 .filter(Thread::isAlive)
                 .map(t -> t.getName() + "#" + t.getId())
-                .filter(name -> name.startsWith("broker-") || name.startsWith("replica-fetcher") || name.startsWith("produce-") || name.startsWith("fetch-"))
+                .filter(name -> name.startsWith("broker-") || name.startsWith("replica-fetcher") || name.startsWith("produce-") || name.startsWith("fetch-")
+                        || name.startsWith("delete-records-"))
                 .collect(Collectors.toSet());
     }
 
