@@ -28,6 +28,14 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.RecordsToDelete;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.message.FetchResponseData.PartitionData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.FetchRequest;
@@ -37,14 +45,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.AlterConfigOp;
-import org.apache.kafka.clients.admin.ConfigEntry;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.RecordsToDelete;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.config.ConfigResource;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -161,12 +161,11 @@ class DashboardHttpTest {
     @Test
     void aLagSetOverHttpDelaysTheFollowersFetches() throws Exception {
         assertEquals(200, post("/api/replicas/2/lag", "lagMs=300").statusCode());
-        try (WireClient client = new WireClient(broker.port())) {
-            Answer answer = DemoBrokerTest.answer(client.send(WireClient.produce("demo", 0, ACKS_ALL, 30_000, 1)));
-            assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(answer).errorCode());
-            // replica 2 fetches 300 ± 1 ms after the append, so the ack cannot come sooner
-            assertTrue(answer.elapsedNanos() >= Duration.ofMillis(299).toNanos(), "acked after " + answer.elapsedNanos() + " ns");
-        }
+        WireClient client = brokers.connect();
+        Answer answer = DemoBrokerTest.answer(client.send(WireClient.produce("demo", 0, ACKS_ALL, 30_000, 1)));
+        assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(answer).errorCode());
+        // replica 2 fetches 300 ± 1 ms after the append, so the ack cannot come sooner
+        assertTrue(answer.elapsedNanos() >= Duration.ofMillis(299).toNanos(), "acked after " + answer.elapsedNanos() + " ns");
     }
 
     @Test
@@ -223,47 +222,45 @@ class DashboardHttpTest {
 
     @Test
     void metricsAreValidPrometheusTextWithTheBrokersCounters() throws Exception {
-        try (WireClient client = new WireClient(broker.port())) {
-            List<CompletableFuture<Answer>> sent = new ArrayList<>();
-            for (int i = 0; i < 10; i++) {
-                sent.add(client.send(WireClient.produce("demo", i % 2, ACKS_ALL, 30_000, 1)));
-            }
-            sent.forEach(answer -> Waits.soon().until(answer::isDone));
-            Exposition metrics = metrics();
-            assertEquals(Set.of("purgatory_operations_completed_total", "purgatory_operations_expired_total",
-                    "purgatory_watches_purged_total", "purgatory_delayed_operations", "purgatory_watched_operations",
-                    "purgatory_expiry_lateness_seconds", "purgatory_expiry_lateness_max_seconds", "demo_broker_log_start_offset",
-                    "demo_broker_low_watermark", "demo_broker_requests_total",
-                    "demo_broker_response_codes_total", "demo_broker_fetch_responses_total", "demo_broker_connections",
-                    "demo_broker_received_bytes_total", "demo_broker_sent_bytes_total", "demo_broker_log_end_offset",
-                    "demo_broker_high_watermark", "demo_broker_isr_size", "demo_broker_min_insync_replicas",
-                    "demo_broker_replica_stalled"), metrics.families().keySet());
-            for (Exposition.Family family : metrics.families().values()) {
-                assertTrue(List.of("counter", "gauge", "summary").contains(family.type()), family.toString());
-                assertTrue(family.help() != null && family.help().split(" ").length >= 5, "a help text that says what it is: " + family);
-            }
-            assertEquals(10, metrics.value("demo_broker_requests_total", "api", "Produce"));
-            assertEquals(10, metrics.value("demo_broker_response_codes_total", "api", "Produce", "code", "NONE"));
-            assertEquals(10, metrics.value("purgatory_operations_completed_total", "purgatory", "produce"));
-            assertEquals(1, metrics.value("demo_broker_connections"));
-            assertTrue(metrics.value("demo_broker_received_bytes_total") > 0);
-            assertTrue(metrics.value("demo_broker_sent_bytes_total") > 0);
-            assertEquals(5, metrics.value("demo_broker_log_end_offset", "topic", "demo", "partition", "0", "replica", "0"));
-            assertEquals(0, metrics.value("purgatory_expiry_lateness_seconds", "purgatory", "produce", "quantile", "0.99"));
-            assertEquals(0, metrics.value("purgatory_expiry_lateness_seconds_count", "purgatory", "produce"));
-            assertEquals(0, metrics.value("purgatory_expiry_lateness_seconds_sum", "purgatory", "produce"));
-            assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(sent.get(0).join()).errorCode());
+        WireClient client = brokers.connect();
+        List<CompletableFuture<Answer>> sent = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            sent.add(client.send(WireClient.produce("demo", i % 2, ACKS_ALL, 30_000, 1)));
         }
+        sent.forEach(answer -> Waits.soon().until(answer::isDone));
+        Exposition metrics = metrics();
+        assertEquals(Set.of("purgatory_operations_completed_total", "purgatory_operations_expired_total",
+                "purgatory_watches_purged_total", "purgatory_delayed_operations", "purgatory_watched_operations",
+                "purgatory_expiry_lateness_seconds", "purgatory_expiry_lateness_max_seconds", "demo_broker_log_start_offset",
+                "demo_broker_low_watermark", "demo_broker_requests_total",
+                "demo_broker_response_codes_total", "demo_broker_fetch_responses_total", "demo_broker_connections",
+                "demo_broker_received_bytes_total", "demo_broker_sent_bytes_total", "demo_broker_log_end_offset",
+                "demo_broker_high_watermark", "demo_broker_isr_size", "demo_broker_min_insync_replicas",
+                "demo_broker_replica_stalled"), metrics.families().keySet());
+        for (Exposition.Family family : metrics.families().values()) {
+            assertTrue(List.of("counter", "gauge", "summary").contains(family.type()), family.toString());
+            assertTrue(family.help() != null && family.help().split(" ").length >= 5, "a help text that says what it is: " + family);
+        }
+        assertEquals(10, metrics.value("demo_broker_requests_total", "api", "Produce"));
+        assertEquals(10, metrics.value("demo_broker_response_codes_total", "api", "Produce", "code", "NONE"));
+        assertEquals(10, metrics.value("purgatory_operations_completed_total", "purgatory", "produce"));
+        assertEquals(1, metrics.value("demo_broker_connections"));
+        assertTrue(metrics.value("demo_broker_received_bytes_total") > 0);
+        assertTrue(metrics.value("demo_broker_sent_bytes_total") > 0);
+        assertEquals(5, metrics.value("demo_broker_log_end_offset", "topic", "demo", "partition", "0", "replica", "0"));
+        assertEquals(0, metrics.value("purgatory_expiry_lateness_seconds", "purgatory", "produce", "quantile", "0.99"));
+        assertEquals(0, metrics.value("purgatory_expiry_lateness_seconds_count", "purgatory", "produce"));
+        assertEquals(0, metrics.value("purgatory_expiry_lateness_seconds_sum", "purgatory", "produce"));
+        assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(sent.get(0).join()).errorCode());
     }
 
     @Test
     void timeoutsShowAsResponseCodesAndInTheLatenessSummarysCountAndSum() throws Exception {
         broker.followers().stall(2);
-        try (WireClient client = new WireClient(broker.port())) {
-            for (int i = 0; i < 5; i++) {
-                Answer answer = DemoBrokerTest.answer(client.send(WireClient.produce("demo", 0, ACKS_ALL, 20, 1)));
-                assertEquals(Errors.REQUEST_TIMED_OUT.code(), DemoBrokerTest.partitionResponse(answer).errorCode());
-            }
+        WireClient client = brokers.connect();
+        for (int i = 0; i < 5; i++) {
+            Answer answer = DemoBrokerTest.answer(client.send(WireClient.produce("demo", 0, ACKS_ALL, 20, 1)));
+            assertEquals(Errors.REQUEST_TIMED_OUT.code(), DemoBrokerTest.partitionResponse(answer).errorCode());
         }
         Exposition metrics = metrics();
         assertEquals(5, metrics.value("demo_broker_response_codes_total", "api", "Produce", "code", "REQUEST_TIMED_OUT"));
@@ -292,22 +289,22 @@ class DashboardHttpTest {
     @Test
     void fetchResponsesAreCountedByOutcomeInMetricsAndState() throws Exception {
         assertEquals(fetchResponses(0, 0, 0, 0), fetchResponses(), "all four outcomes, from the start");
-        try (WireClient consumer = new WireClient(broker.port()); WireClient producer = new WireClient(broker.port())) {
-            // a long poll parks until a produce commits a record, then answers with it
-            CompletableFuture<Answer> poll = fetch(consumer, 30_000, 0);
-            Waits.soon().until(() -> broker.replicaManager().fetchPurgatoryMetrics().delayed() == 1);
-            assertEquals(fetchResponses(0, 0, 0, 0), fetchResponses(), "a parked fetch is not answered yet");
-            assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(
-                    producer.send(WireClient.produce("demo", 0, ACKS_ALL, 30_000, 1)))).errorCode());
-            assertTrue(fetchedPartition(poll).records().sizeInBytes() > 0);
-            assertEquals(fetchResponses(1, 0, 0, 0), fetchResponses());
+        WireClient consumer = brokers.connect();
+        WireClient producer = brokers.connect();
+        // a long poll parks until a produce commits a record, then answers with it
+        CompletableFuture<Answer> poll = fetch(consumer, 30_000, 0);
+        Waits.soon().until(() -> broker.replicaManager().fetchPurgatoryMetrics().delayed() == 1);
+        assertEquals(fetchResponses(0, 0, 0, 0), fetchResponses(), "a parked fetch is not answered yet");
+        assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(
+                producer.send(WireClient.produce("demo", 0, ACKS_ALL, 30_000, 1)))).errorCode());
+        assertTrue(fetchedPartition(poll).records().sizeInBytes() > 0);
+        assertEquals(fetchResponses(1, 0, 0, 0), fetchResponses());
 
-            // past the end, nothing more comes: a long poll of 50 ms expires empty; one of 0 ms is empty at once
-            assertEquals(0, fetchedPartition(fetch(consumer, 50, 1)).records().sizeInBytes());
-            assertEquals(0, fetchedPartition(fetch(consumer, 0, 1)).records().sizeInBytes());
-            // an offset past the log end is an error
-            assertEquals(Errors.OFFSET_OUT_OF_RANGE.code(), fetchedPartition(fetch(consumer, 30_000, 99)).errorCode());
-        }
+        // past the end, nothing more comes: a long poll of 50 ms expires empty; one of 0 ms is empty at once
+        assertEquals(0, fetchedPartition(fetch(consumer, 50, 1)).records().sizeInBytes());
+        assertEquals(0, fetchedPartition(fetch(consumer, 0, 1)).records().sizeInBytes());
+        // an offset past the log end is an error
+        assertEquals(Errors.OFFSET_OUT_OF_RANGE.code(), fetchedPartition(fetch(consumer, 30_000, 99)).errorCode());
         assertEquals(fetchResponses(1, 1, 1, 1), fetchResponses());
 
         // the state is sampled once a second: wait for a sample taken after the fetches
@@ -321,84 +318,38 @@ class DashboardHttpTest {
 
     @Test
     void theStateHoldsTheProduceOutcomesPurgatoriesReplicasAndPartitions() throws Exception {
-        try (WireClient client = new WireClient(broker.port())) {
-            for (int i = 0; i < 3; i++) {
-                Answer answer = DemoBrokerTest.answer(client.send(WireClient.produce("demo", 1, ACKS_ALL, 30_000, 1)));
-                assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(answer).errorCode());
-            }
-            JsonNode state = Waits.soon().pollInterval(Duration.ofMillis(50)).until(this::state,
-                    s -> s.get("produce").get("ackedTotal").asLong() == 3);
-            JsonNode produce = state.get("produce");
-            assertEquals(0, produce.get("timedOutTotal").asLong());
-            assertEquals(0, produce.get("otherErrorsTotal").asLong());
-            assertTrue(produce.get("ackedPerSec").asDouble() > 0, produce.toString());
-            assertTrue(state.get("timeMs").asLong() > 0);
-
-            JsonNode purgatory = state.get("purgatories").get(0);
-            assertEquals(List.of("produce", "fetch", "delete-records"), names(state.get("purgatories")));
-            assertEquals(3, purgatory.get("completed").asLong(), purgatory.toString());
-            assertEquals(0, purgatory.get("delayed").asLong(), purgatory.toString());
-            assertEquals(0, purgatory.get("latenessCount").asLong(), purgatory.toString());
-
-            JsonNode partition = state.get("partitions").get(1);
-            assertEquals("demo", partition.get("topic").asText());
-            assertEquals(1, partition.get("partition").asInt());
-            assertEquals(3, partition.get("leaderEndOffset").asLong(), partition.toString());
-            assertEquals(3, partition.get("highWatermark").asLong(), partition.toString());
-            assertEquals(List.of(0, 1, 2), JSON.convertValue(partition.get("isr"), List.class));
-            assertEquals(2, partition.get("followerEndOffsets").size());
-            assertEquals(2, state.get("partitions").size());
-
-            assertEquals(2, state.get("replicas").size());
-            assertEquals(1, state.get("connections").asLong());
-            assertTrue(state.get("bytesIn").asLong() > 0);
-            assertTrue(state.get("bytesOut").asLong() > 0);
+        WireClient client = brokers.connect();
+        for (int i = 0; i < 3; i++) {
+            Answer answer = DemoBrokerTest.answer(client.send(WireClient.produce("demo", 1, ACKS_ALL, 30_000, 1)));
+            assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(answer).errorCode());
         }
-    }
+        JsonNode state = Waits.soon().pollInterval(Duration.ofMillis(50)).until(this::state,
+                s -> s.get("produce").get("ackedTotal").asLong() == 3);
+        JsonNode produce = state.get("produce");
+        assertEquals(0, produce.get("timedOutTotal").asLong());
+        assertEquals(0, produce.get("otherErrorsTotal").asLong());
+        assertTrue(produce.get("ackedPerSec").asDouble() > 0, produce.toString());
+        assertTrue(state.get("timeMs").asLong() > 0);
 
-    @Test
-    void thePartitionTableAndMetricsFollowCreatesDeletesConfigChangesAndDeleteRecords() throws Exception {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:" + broker.port()))) {
-            admin.createTopics(List.of(new NewTopic("orders", 2, (short) 2))).all().get();
-            JsonNode created = Waits.soon().pollInterval(Duration.ofMillis(50)).until(this::state, s -> s.get("partitions").size() == 4);
-            assertEquals(List.of("demo-0", "demo-1", "orders-0", "orders-1"), partitionNames(created));
-            assertEquals(1, created.get("partitions").get(3).get("followerEndOffsets").size(), "replication factor 2: one follower");
+        JsonNode purgatory = state.get("purgatories").get(0);
+        assertEquals(List.of("produce", "fetch", "delete-records"), names(state.get("purgatories")));
+        assertEquals(3, purgatory.get("completed").asLong(), purgatory.toString());
+        assertEquals(0, purgatory.get("delayed").asLong(), purgatory.toString());
+        assertEquals(0, purgatory.get("latenessCount").asLong(), purgatory.toString());
 
-            admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, "orders"), List.of(new AlterConfigOp(
-                    new ConfigEntry("min.insync.replicas", "1"), AlterConfigOp.OpType.SET)))).all().get();
-            try (WireClient client = new WireClient(broker.port())) {
-                DemoBrokerTest.answer(client.send(WireClient.produce("orders", 0, ACKS_ALL, 30_000, 5)));
-            }
-            admin.deleteRecords(Map.of(new TopicPartition("orders", 0), RecordsToDelete.beforeOffset(3))).all().get();
-            JsonNode changed = Waits.soon().pollInterval(Duration.ofMillis(50)).until(this::state,
-                    s -> s.get("partitions").get(2).get("lowWatermark").asLong() == 3);
-            JsonNode orders0 = changed.get("partitions").get(2);
-            assertEquals(1, orders0.get("minInsyncReplicas").asInt(), orders0.toString());
-            assertEquals(3, orders0.get("logStartOffset").asLong(), orders0.toString());
-            Exposition exposition = metrics();
-            assertEquals(3.0, gauge(exposition, "demo_broker_low_watermark", "orders", "0"));
-            assertEquals(1.0, gauge(exposition, "demo_broker_min_insync_replicas", "orders", "0"));
-            assertTrue(exposition.family("purgatory_delayed_operations").samples().stream()
-                    .anyMatch(sample -> "delete-records".equals(sample.labels().get("purgatory"))), "the delete-records purgatory in /metrics");
+        JsonNode partition = state.get("partitions").get(1);
+        assertEquals("demo", partition.get("topic").asText());
+        assertEquals(1, partition.get("partition").asInt());
+        assertEquals(3, partition.get("leaderEndOffset").asLong(), partition.toString());
+        assertEquals(3, partition.get("highWatermark").asLong(), partition.toString());
+        assertEquals(List.of(0, 1, 2), JSON.convertValue(partition.get("isr"), List.class));
+        assertEquals(2, partition.get("followerEndOffsets").size());
+        assertEquals(2, state.get("partitions").size());
 
-            admin.deleteTopics(List.of("orders")).all().get();
-            JsonNode deleted = Waits.soon().pollInterval(Duration.ofMillis(50)).until(this::state, s -> s.get("partitions").size() == 2);
-            assertEquals(List.of("demo-0", "demo-1"), partitionNames(deleted));
-            assertTrue(metrics().family("demo_broker_high_watermark").samples().stream()
-                    .noneMatch(sample -> "orders".equals(sample.labels().get("topic"))), "a deleted topic leaves /metrics");
-        }
-    }
-
-    private static List<String> partitionNames(JsonNode state) {
-        List<String> names = new ArrayList<>();
-        state.get("partitions").forEach(p -> names.add(p.get("topic").asText() + "-" + p.get("partition").asInt()));
-        return names;
-    }
-
-    private static double gauge(Exposition exposition, String family, String topic, String partition) {
-        return exposition.family(family).samples().stream()
-                .filter(sample -> topic.equals(sample.labels().get("topic")) && partition.equals(sample.labels().get("partition")))
-                .findFirst().orElseThrow().value();
+        assertEquals(2, state.get("replicas").size());
+        assertEquals(1, state.get("connections").asLong());
+        assertTrue(state.get("bytesIn").asLong() > 0);
+        assertTrue(state.get("bytesOut").asLong() > 0);
     }
 
     private JsonNode state() throws Exception {
@@ -466,6 +417,51 @@ class DashboardHttpTest {
     }
 
     @Test
+    void thePartitionTableAndMetricsFollowCreatesDeletesConfigChangesAndDeleteRecords() throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:" + broker.port()))) {
+            admin.createTopics(List.of(new NewTopic("orders", 2, (short) 2))).all().get();
+            JsonNode created = Waits.soon().pollInterval(Duration.ofMillis(50)).until(this::state, s -> s.get("partitions").size() == 4);
+            assertEquals(List.of("demo-0", "demo-1", "orders-0", "orders-1"), partitionNames(created));
+            assertEquals(1, created.get("partitions").get(3).get("followerEndOffsets").size(), "replication factor 2: one follower");
+
+            admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, "orders"), List.of(new AlterConfigOp(
+                    new ConfigEntry("min.insync.replicas", "1"), AlterConfigOp.OpType.SET)))).all().get();
+            try (WireClient client = new WireClient(broker.port())) {
+                DemoBrokerTest.answer(client.send(WireClient.produce("orders", 0, ACKS_ALL, 30_000, 5)));
+            }
+            admin.deleteRecords(Map.of(new TopicPartition("orders", 0), RecordsToDelete.beforeOffset(3))).all().get();
+            JsonNode changed = Waits.soon().pollInterval(Duration.ofMillis(50)).until(this::state,
+                    s -> s.get("partitions").get(2).get("lowWatermark").asLong() == 3);
+            JsonNode orders0 = changed.get("partitions").get(2);
+            assertEquals(1, orders0.get("minInsyncReplicas").asInt(), orders0.toString());
+            assertEquals(3, orders0.get("logStartOffset").asLong(), orders0.toString());
+            Exposition exposition = metrics();
+            assertEquals(3.0, gauge(exposition, "demo_broker_low_watermark", "orders", "0"));
+            assertEquals(1.0, gauge(exposition, "demo_broker_min_insync_replicas", "orders", "0"));
+            assertTrue(exposition.family("purgatory_delayed_operations").samples().stream()
+                    .anyMatch(sample -> "delete-records".equals(sample.labels().get("purgatory"))), "the delete-records purgatory in /metrics");
+
+            admin.deleteTopics(List.of("orders")).all().get();
+            JsonNode deleted = Waits.soon().pollInterval(Duration.ofMillis(50)).until(this::state, s -> s.get("partitions").size() == 2);
+            assertEquals(List.of("demo-0", "demo-1"), partitionNames(deleted));
+            assertTrue(metrics().family("demo_broker_high_watermark").samples().stream()
+                    .noneMatch(sample -> "orders".equals(sample.labels().get("topic"))), "a deleted topic leaves /metrics");
+        }
+    }
+
+    private static List<String> partitionNames(JsonNode state) {
+        List<String> names = new ArrayList<>();
+        state.get("partitions").forEach(p -> names.add(p.get("topic").asText() + "-" + p.get("partition").asInt()));
+        return names;
+    }
+
+    private static double gauge(Exposition exposition, String family, String topic, String partition) {
+        return exposition.family(family).samples().stream()
+                .filter(sample -> topic.equals(sample.labels().get("topic")) && partition.equals(sample.labels().get("partition")))
+                .findFirst().orElseThrow().value();
+    }
+
+    @Test
     void httpClientsThatSendNothingOrDoNotReadDoNotDelayKafka() throws Exception {
         // twenty connections that send half a request line and then nothing
         for (int i = 0; i < 20; i++) {
@@ -482,12 +478,11 @@ class DashboardHttpTest {
         out.write("GET /events HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
         out.flush();
 
-        try (WireClient client = new WireClient(broker.port())) {
-            for (short acks : new short[] {ACKS_LEADER, ACKS_ALL}) {
-                Answer answer = DemoBrokerTest.answer(client.send(WireClient.produce("demo", 0, acks, 30_000, 1)));
-                assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(answer).errorCode());
-                assertTrue(answer.elapsedNanos() < Duration.ofSeconds(1).toNanos(), "answered in " + answer.elapsedNanos() + " ns");
-            }
+        WireClient client = brokers.connect();
+        for (short acks : new short[] {ACKS_LEADER, ACKS_ALL}) {
+            Answer answer = DemoBrokerTest.answer(client.send(WireClient.produce("demo", 0, acks, 30_000, 1)));
+            assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(answer).errorCode());
+            assertTrue(answer.elapsedNanos() < Duration.ofSeconds(1).toNanos(), "answered in " + answer.elapsedNanos() + " ns");
         }
         assertEquals(200, get("/api/state").statusCode(), "and the dashboard still answers others");
     }
