@@ -2,10 +2,17 @@ package io.purgatory.timer;
 
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.jetbrains.kotlinx.lincheck.Actor;
+import org.jetbrains.kotlinx.lincheck.execution.ExecutionScenario;
 import org.jetbrains.lincheck.LincheckAssertionError;
 import org.jetbrains.lincheck.datastructures.ManagedStrategyGuarantee;
 import org.jetbrains.lincheck.datastructures.ManagedStrategyGuaranteeKt;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
+import org.jetbrains.lincheck.datastructures.Validate;
 
 /**
  * What the Lincheck model checks of the core share: the options of a run, a check that a broken
@@ -52,5 +59,55 @@ public final class ModelChecking {
                 () -> "the model checker found no failing interleaving of " + test.getSimpleName());
         System.err.println(test.getName() + ", as the model checker caught it:" + caught.getMessage());
         return caught;
+    }
+
+    /** Starts a hand-written scenario of {@code test}'s operations, for an interleaving that random scenarios rarely reach. */
+    public static ScenarioBuilder scenario(Class<?> test) {
+        return new ScenarioBuilder(test);
+    }
+
+    /** A scenario: operations run first on one thread, then on several threads in parallel. */
+    public static final class ScenarioBuilder {
+        private final Class<?> test;
+        private final List<Actor> initial = new ArrayList<>();
+        private final List<List<Actor>> parallel = new ArrayList<>();
+
+        private ScenarioBuilder(Class<?> test) {
+            this.test = test;
+        }
+
+        /** Adds an operation to the sequential part that runs before the threads. */
+        public ScenarioBuilder first(String operation, Object... args) {
+            initial.add(actor(operation, args));
+            return this;
+        }
+
+        /** Adds an operation to parallel thread {@code thread} (0, 1, ...). */
+        public ScenarioBuilder thread(int thread, String operation, Object... args) {
+            while (parallel.size() <= thread) {
+                parallel.add(new ArrayList<>());
+            }
+            parallel.get(thread).add(actor(operation, args));
+            return this;
+        }
+
+        public ExecutionScenario build() {
+            Actor validation = null;
+            for (Method m : test.getMethods()) {
+                if (m.isAnnotationPresent(Validate.class)) {
+                    validation = new Actor(m, List.of());
+                }
+            }
+            return new ExecutionScenario(initial, parallel, List.of(), validation);
+        }
+
+        private Actor actor(String operation, Object... args) {
+            for (Method m : test.getMethods()) {
+                if (m.getName().equals(operation) && m.getParameterCount() == args.length) {
+                    return new Actor(m, Arrays.asList(args));
+                }
+            }
+            throw new IllegalArgumentException(test.getName() + " has no operation " + operation + " of " + args.length + " arguments");
+        }
     }
 }
