@@ -1,0 +1,130 @@
+package io.purgatory.timer;
+
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * A deliberately broken copy of {@link MockTimer}, for the model checks: each {@link Bug} is one
+ * change from the original, and a model check must catch it. Everything else is as in the original.
+ *
+ * <p>Thread-safe as the original claims to be, except for its bug.
+ */
+public final class BrokenMockTimer extends TaskHost implements Timer {
+
+    /** What is broken. */
+    public enum Bug {
+        /**
+         * {@code add} finds the bucket of the task's deadline under the monitor but links the task
+         * after leaving it: an {@code advance} that empties and unmaps that bucket meanwhile orphans
+         * the task, which then never runs.
+         */
+        LINKS_OUTSIDE_MONITOR,
+        /**
+         * {@code advance} checks that a due task is not cancelled, then runs it, without claiming it
+         * (the compare-and-set from SCHEDULED to EXPIRED): a {@code cancel} in between wins too, and
+         * the task both runs and reports itself cancelled.
+         */
+        RUNS_WITHOUT_CLAIM
+    }
+
+    private final Bug bug;
+    private final TreeMap<Long, TaskList> byDeadline = new TreeMap<>();
+    private long now;
+    private int size;
+    private boolean closed;
+
+    public BrokenMockTimer(Bug bug) {
+        this.bug = bug;
+    }
+
+    @Override
+    public synchronized long nowMs() {
+        return now;
+    }
+
+    @Override
+    public void add(TimerTask task) {
+        if (!task.claim(this)) {
+            return;
+        }
+        TaskList bucket;
+        synchronized (this) {
+            if (closed) {
+                task.transition(TimerTask.QUEUED, TimerTask.CANCELLED);
+                throw new IllegalStateException("MockTimer is closed");
+            }
+            if (!task.transition(TimerTask.QUEUED, TimerTask.SCHEDULED)) {
+                return;
+            }
+            long deadline = now + Math.min(task.delayMs(), Long.MAX_VALUE - now);
+            task.dueTick = deadline;
+            bucket = byDeadline.computeIfAbsent(deadline, d -> new TaskList());
+            size++;
+            if (bug != Bug.LINKS_OUTSIDE_MONITOR) {
+                bucket.add(task);
+                return;
+            }
+        }
+        bucket.add(task); // the bug: the bucket may have been emptied and unmapped since
+    }
+
+    /** As {@link MockTimer#advance}. */
+    public void advance(long ms) {
+        long target;
+        synchronized (this) {
+            target = now + Math.min(ms, Long.MAX_VALUE - now);
+        }
+        while (true) {
+            TimerTask task;
+            synchronized (this) {
+                Map.Entry<Long, TaskList> first = byDeadline.firstEntry();
+                if (first == null || first.getKey() > target) {
+                    now = Math.max(now, target);
+                    return;
+                }
+                now = Math.max(now, first.getKey());
+                task = first.getValue().poll();
+                if (first.getValue().isEmpty()) {
+                    byDeadline.remove(first.getKey());
+                }
+                if (task == null) {
+                    continue;
+                }
+                size--;
+                if (bug == Bug.RUNS_WITHOUT_CLAIM) {
+                    if (task.isCancelled()) {
+                        continue;
+                    }
+                } else if (!task.transition(TimerTask.SCHEDULED, TimerTask.EXPIRED)) {
+                    continue;
+                }
+            }
+            task.run(); // with RUNS_WITHOUT_CLAIM, a cancel may have won since the check above
+        }
+    }
+
+    @Override
+    public synchronized int size() {
+        return size;
+    }
+
+    @Override
+    public synchronized void close() {
+        closed = true;
+        byDeadline.clear();
+        size = 0;
+    }
+
+    @Override
+    synchronized void cancelled(TimerTask task, int previousState) {
+        TaskList list = task.list;
+        if (list == null || closed) {
+            return;
+        }
+        list.remove(task);
+        if (list.isEmpty()) {
+            byDeadline.remove(task.dueTick);
+        }
+        size--;
+    }
+}
