@@ -65,8 +65,8 @@ final class Attempts {
 
     /** Throws {@code failure} (a RuntimeException or an Error) if it is not null. */
     static void rethrow(Throwable failure) {
-        if (failure instanceof Error) {
-            throw (Error) failure;
+        if (failure instanceof Error error) {
+            throw error;
         }
         if (failure != null) {
             throw (RuntimeException) failure;

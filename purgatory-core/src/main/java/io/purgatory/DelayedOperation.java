@@ -28,7 +28,8 @@ import java.util.concurrent.locks.LockSupport;
  * only its timer runs.
  *
  * <h2>Thread-safety</h2>
- * Thread-safe. The operation's lock guards {@code purgatory}, {@code expiry}, {@code firstList},
+ * Thread-safe. The operation's lock (a lock of its own, which Error Prone's {@code @GuardedBy} cannot
+ * check: the methods that rely on it assert {@link #isHeldByCurrentThread()}) guards {@code purgatory}, {@code expiry}, {@code firstList},
  * {@code watches}, {@code watching} and the writing of {@code completion} and {@code cancelReason},
  * and is held while {@code tryComplete} and {@code onComplete} run; {@code completion} is volatile,
  * written after {@code cancelReason}, so a reader of the one sees the other; {@code retryPending} is
@@ -203,6 +204,7 @@ public abstract class DelayedOperation {
      * task to its timer (an operation completed by then has cancelled it, so the add does nothing).
      */
     final TimerTask scheduleExpiry() {
+        assert isHeldByCurrentThread();
         expiry = new Expiry(this);
         return expiry;
     }
@@ -357,6 +359,16 @@ public abstract class DelayedOperation {
         }
     }
 
+    /**
+     * True if this thread holds the lock. Error Prone's {@code @GuardedBy} knows {@code synchronized}
+     * and {@code java.util.concurrent.locks.Lock} only, not a lock of its own like this one: the
+     * methods that touch the fields this lock guards assert it instead (surefire runs with
+     * assertions on).
+     */
+    final boolean isHeldByCurrentThread() {
+        return owner == Thread.currentThread().getId();
+    }
+
     /** Takes the lock if it is free or already held by this thread. */
     final boolean tryLock() {
         long me = Thread.currentThread().getId();
@@ -393,7 +405,8 @@ public abstract class DelayedOperation {
     /**
      * The timer's handle on an operation: running it expires the operation. Private, so that only
      * the timer it was added to can run it; its {@code cancel()} is called only by the completing
-     * operation, under the operation's lock.
+     * operation, under the operation's lock. Thread-safe as every {@link TimerTask} is; its one
+     * field is final.
      */
     private static final class Expiry extends TimerTask {
         private final DelayedOperation operation;

@@ -82,6 +82,11 @@ import org.slf4j.LoggerFactory;
  * {@code checkAndComplete}, a lock that some {@code tryComplete} needs (KAFKA-8334).
  * {@code closed} is volatile; counters are atomics.
  *
+ * <p>Counts of what the purgatory holds ({@link #watched()}, {@link #numDelayed()}) are {@code long},
+ * as are the {@link PurgatoryMetrics}; a call's own result (how many operations {@code advance},
+ * {@code checkAndComplete} or {@code cancelForKey} completed) is an {@code int}, bounded by one
+ * list's length.
+ *
  * @param <T> the operations it holds
  */
 public final class DelayedOperationPurgatory<T extends DelayedOperation> implements AutoCloseable {
@@ -441,6 +446,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     /** Links the operation into its first key's list itself, and a {@link Watch} into each other key's. */
     private void watch(DelayedOperation op, Collection<?> keys) {
+        assert op.isHeldByCurrentThread();
         Iterator<?> it = keys.iterator();
         link(it.next(), op, 0);
         Watch head = null;
@@ -453,6 +459,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     /** Links a {@link PositionWatch} into each key's list, at the key's position. */
     private void watchAt(DelayedOperation op, Map<?, Long> positions) {
+        assert op.isHeldByCurrentThread();
         Watch head = null;
         for (Map.Entry<?, Long> entry : positions.entrySet()) {
             head = new PositionWatch(op, head);
@@ -485,6 +492,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     /** Turns the operation's entries into tombstones and stops counting it as delayed. */
     private void release(DelayedOperation op) {
+        assert op.isHeldByCurrentThread();
         if (!op.watching) {
             return;
         }

@@ -1,5 +1,6 @@
 package io.purgatory;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.Arrays;
 
 /**
@@ -29,7 +30,8 @@ import java.util.Arrays;
  * <p>A list removed from its purgatory's map is first marked {@code detached} under the monitor,
  * after which {@link #tryAdd} refuses new watches; the caller then makes a fresh list.
  *
- * <p>Thread-safe. The monitor guards {@code entries}, {@code size}, {@code index}, {@code detached},
+ * <p>Thread-safe. The monitor guards ({@code @GuardedBy("this")}, checked by Error Prone) {@code entries},
+ * {@code size}, {@code index}, {@code detached},
  * the {@code firstSlot} of every operation whose first key this is, and the {@code indexed} flag and
  * the clearing of every {@link PositionWatch} linked here. Lock order: an operation's lock, then a
  * map bin's lock, then this monitor; user code never runs under this monitor.
@@ -40,10 +42,14 @@ final class WatchList {
     private static final DelayedOperation[] NO_OPERATIONS = {};
 
     private final WatchCounts counts;
+    @GuardedBy("this")
     private Object[] entries = NONE;
+    @GuardedBy("this")
     private int size;
     /** The position watches not yet reached by an advance; null until the first one. */
+    @GuardedBy("this")
     private PositionIndex index;
+    @GuardedBy("this")
     private boolean detached;
 
     WatchList(WatchCounts counts) {
@@ -238,6 +244,7 @@ final class WatchList {
         return size == 0 && (index == null || index.isEmpty());
     }
 
+    @GuardedBy("this")
     private void append(Object entry) {
         if (size == entries.length) {
             entries = Arrays.copyOf(entries, Math.max(4, size * 2));

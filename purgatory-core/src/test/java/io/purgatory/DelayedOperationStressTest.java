@@ -11,7 +11,9 @@ import io.purgatory.timer.SystemTimer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -614,27 +616,29 @@ class DelayedOperationStressTest {
             awaitAllFinished(metrics, total);
 
             Outcome outcome = checkEachCompletedOnce(ops);
-            long[] byCompletion = new long[Completion.values().length];
+            Map<Completion, Long> byCompletion = new EnumMap<>(Completion.class);
+            for (Completion how : Completion.values()) {
+                byCompletion.put(how, 0L);
+            }
             for (int i = 0; i < total; i++) {
                 TestOperation op = ops[i];
-                byCompletion[op.completion().ordinal()]++;
+                byCompletion.merge(op.completion(), 1L, Long::sum);
                 if (op.completion() == Completion.CANCELLED
                         && watchKeys.get(i).stream().noneMatch(k -> reasonFor(k).equals(op.reasonSeenByOnComplete))) {
                     throw new AssertionError("operation " + i + " cancelled with " + op.reasonSeenByOnComplete
                             + ", not the reason of one of its keys " + watchKeys.get(i) + seedInfo());
                 }
             }
-            long cancelled = byCompletion[Completion.CANCELLED.ordinal()];
-            System.out.printf("%s: %d operations: %d completed, %d cancelled by key, %d expired%n", testName, total,
-                    byCompletion[Completion.COMPLETED.ordinal()], cancelled, byCompletion[Completion.EXPIRED.ordinal()]);
+            long completed = byCompletion.get(Completion.COMPLETED);
+            long cancelled = byCompletion.get(Completion.CANCELLED);
+            System.out.printf("%s: %d operations: %s%n", testName, total, byCompletion);
             assertEquals(cancelledByKey.sum(), cancelled, "cancelForKey's results" + seedInfo());
-            assertEquals(0, byCompletion[Completion.CLOSED.ordinal()], "nothing closed yet");
-            assertEquals(byCompletion[Completion.COMPLETED.ordinal()] + cancelled, metrics.completed(), "metrics().completed()" + seedInfo());
+            assertEquals(0, byCompletion.get(Completion.CLOSED), "nothing closed yet");
+            assertEquals(completed + cancelled, metrics.completed(), "metrics().completed()" + seedInfo());
             assertEquals(outcome.expired, metrics.expired(), "metrics().expired()" + seedInfo());
             assertEquals(0, purgatory.numDelayed());
             assertEquals(0, overlaps.sum(), "tryComplete and onComplete overlapped");
-            assertTrue(cancelled > 0 && byCompletion[Completion.COMPLETED.ordinal()] > 0 && outcome.expired > 0,
-                    "every path exercised: " + Arrays.toString(byCompletion) + seedInfo());
+            assertTrue(cancelled > 0 && completed > 0 && outcome.expired > 0, "every path exercised: " + byCompletion + seedInfo());
         }
     }
 

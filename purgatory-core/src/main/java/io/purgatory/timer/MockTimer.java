@@ -1,5 +1,6 @@
 package io.purgatory.timer;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -12,15 +13,20 @@ import java.util.TreeMap;
  * that adds another task schedules it relative to its own deadline, and the new task runs within
  * the same {@code advance} if it falls due by the target time.
  *
- * <p>Thread-safe: every field is guarded by the monitor of this timer. Tasks run without the
+ * <p>Thread-safe: every field is guarded by the monitor of this timer ({@code @GuardedBy("this")},
+ * checked by Error Prone). Tasks run without the
  * monitor held, so they may add and cancel tasks, from any thread.
  */
 public final class MockTimer extends TaskHost implements Timer {
 
     /** Deadline in ms to the tasks due then, in add order. */
+    @GuardedBy("this")
     private final TreeMap<Long, TaskList> byDeadline = new TreeMap<>();
+    @GuardedBy("this")
     private long now;
+    @GuardedBy("this")
     private int size;
+    @GuardedBy("this")
     private boolean closed;
 
     @Override
