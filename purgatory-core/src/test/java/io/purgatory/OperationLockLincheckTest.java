@@ -6,6 +6,7 @@ import static io.purgatory.timer.ModelChecking.parksInEarnest;
 
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
  * {@code unlock} reads {@code waiter} before it frees {@code owner}; the checker must find the
  * wake-up that copy loses.
  */
+@Tag("lincheck")
 class OperationLockLincheckTest {
 
     /** The three ways to take the lock, and its release. */
@@ -138,7 +140,7 @@ class OperationLockLincheckTest {
     }
 
     private static ModelCheckingOptions options2x3() {
-        return options(30, 1_000, 2, 3)
+        return options(15, 500, 2, 3)
                 .addGuarantee(parksInEarnest(DelayedOperation.class, "parkForUnlock"))
                 .addGuarantee(parksInEarnest(DekkerReorderedLock.class, "parkForUnlock"));
     }

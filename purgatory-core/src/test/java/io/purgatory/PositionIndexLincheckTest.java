@@ -10,6 +10,7 @@ import org.jetbrains.lincheck.datastructures.IntGen;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * <p>The same scenario runs against {@link UnguardedTakeDueList}, a copy whose {@code takeDue} runs
  * without the list's monitor; the checker must find the history that copy gets wrong.
  */
+@Tag("lincheck")
 class PositionIndexLincheckTest {
 
     /** What the scenario needs of a list's position watches. */
@@ -38,7 +40,7 @@ class PositionIndexLincheckTest {
 
     /** An operation that is never tried: the index only holds it. */
     static final class Parked extends DelayedOperation {
-        final int id;
+        private final int id;
 
         Parked(int id) {
             super(60_000);
@@ -141,7 +143,7 @@ class PositionIndexLincheckTest {
     }
 
     private static ModelCheckingOptions options2x3(Class<? extends Scenario> test) {
-        return options(20, 500, 2, 3)
+        return options(10, 500, 2, 3)
                 // an advance taking two watches while the first of them completes (and the index compacts)
                 .addCustomScenario(scenario(test).first("watch", 0).first("watch", 1).first("watch", 2)
                         .thread(0, "advance", 3).thread(1, "complete", 1).build());

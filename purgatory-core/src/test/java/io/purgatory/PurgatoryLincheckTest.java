@@ -19,6 +19,7 @@ import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
 import org.jetbrains.lincheck.datastructures.Validate;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -41,6 +42,7 @@ import org.junit.jupiter.api.Test;
  * its monitor, and an advance that empties that deadline's bucket meanwhile orphans it; the operation
  * then never expires, which the same validation must report.
  */
+@Tag("lincheck")
 class PurgatoryLincheckTest {
 
     private static final String KEY = "p0";
@@ -49,9 +51,9 @@ class PurgatoryLincheckTest {
     /** An operation that completes when the key's position reaches {@code threshold}, and checks its own life cycle. */
     static final class Threshold extends DelayedOperation {
         private final AtomicLong position;
-        final long threshold;
-        final AtomicInteger completions = new AtomicInteger();
-        final AtomicInteger expirations = new AtomicInteger();
+        private final long threshold;
+        private final AtomicInteger completions = new AtomicInteger();
+        private final AtomicInteger expirations = new AtomicInteger();
         /** The thread inside tryComplete or onComplete; they must never overlap on two threads. */
         private final AtomicReference<Thread> inside = new AtomicReference<>();
         volatile boolean offered;
@@ -134,7 +136,8 @@ class PurgatoryLincheckTest {
         Scenario(Timer timer, Runnable tick) {
             this.timer = timer;
             this.tick = tick;
-            this.purgatory = DelayedOperationPurgatory.builder("lincheck-" + INSTANCES.incrementAndGet()).timer(timer).reaperEnabled(false).purgeInterval(1).build();
+            this.purgatory = DelayedOperationPurgatory.builder("lincheck-" + INSTANCES.incrementAndGet())
+                    .timer(timer).reaperEnabled(false).purgeInterval(1).build();
         }
 
         @Operation
@@ -246,7 +249,7 @@ class PurgatoryLincheckTest {
     }
 
     private static ModelCheckingOptions options2x3(Class<? extends Scenario> test) {
-        return options(10, 300, 2, 3)
+        return options(5, 300, 2, 3)
                 .addGuarantee(parksInEarnest(DelayedOperation.class, "parkForUnlock"))
                 .addGuarantee(jmxIgnored())
                 // an offer racing an advance past its position: the re-check after linking must catch it

@@ -11,6 +11,7 @@ import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
 import org.jetbrains.lincheck.datastructures.Validate;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * array in place instead of copying it: a walker holding the array then skips an entry shifted
  * under it, and the checker must find that interleaving.
  */
+@Tag("lincheck")
 class WatchListLincheckTest {
 
     /** What the scenario needs of a watch list. */
@@ -191,7 +193,7 @@ class WatchListLincheckTest {
      * live operation that one thread makes ready and checks while the other purges.
      */
     private static ModelCheckingOptions options2x3(Class<? extends Scenario> test) {
-        return options(30, 1_000, 2, 3).addCustomScenario(scenario(test)
+        return options(15, 500, 2, 3).addCustomScenario(scenario(test)
                 .first("watch", 0).first("watch", 1).first("complete", 0)
                 .thread(0, "readyAndCheck", 1)
                 .thread(1, "purge")

@@ -10,6 +10,7 @@ import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
 import org.jetbrains.lincheck.datastructures.Validate;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,11 +23,12 @@ import org.junit.jupiter.api.Test;
  * <p>The same scenario runs against {@link BrokenMockTimer} with
  * {@link BrokenMockTimer.Bug#RUNS_WITHOUT_CLAIM}: a task that is both run and cancelled must be caught.
  */
+@Tag("lincheck")
 class MockTimerLincheckTest {
 
     /** A task that counts its runs. */
     static final class Counted extends TimerTask {
-        final AtomicInteger runs = new AtomicInteger();
+        private final AtomicInteger runs = new AtomicInteger();
 
         Counted(long delayMs) {
             super(delayMs);
@@ -121,7 +123,7 @@ class MockTimerLincheckTest {
     }
 
     private static ModelCheckingOptions options2x3(Class<? extends Scenario> test) {
-        return options(20, 500, 2, 3)
+        return options(10, 500, 2, 3)
                 // a cancel racing the advance that runs the task
                 .addCustomScenario(scenario(test).first("add", 0).thread(0, "tick").thread(1, "cancel", 0).build());
     }
