@@ -20,9 +20,9 @@ import org.jetbrains.lincheck.datastructures.Validate;
  *
  * <p>Lincheck 3.7's model checker lets {@code LockSupport.park} return spuriously wherever it is
  * called from user code, so a lost {@code unpark} never shows as a hang: the waiter just wakes up.
- * A method marked silent (Lincheck's internal {@code mute} guarantee, the one the JDK's own
- * synchronizers get) parks for real, so a waiter that nobody wakes is reported as a deadlock. Runs
- * mark the methods that park that way, with {@link #parksInEarnest}.
+ * In a method marked silent (Lincheck's internal {@code mute} guarantee) a park does not return
+ * spuriously, so a waiter that nobody wakes is reported as a deadlock. Runs mark the methods that
+ * park that way, with {@link #parksInEarnest}.
  */
 public final class ModelChecking {
 
