@@ -370,7 +370,9 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      * deleted), leaves every other key's list, and never expires. The key's list goes with them. An
      * operation that completed on another path meanwhile (its expiry, say) keeps that completion. If
      * some {@code onComplete} throws, the others are still cancelled and the first exception is
-     * rethrown after.
+     * rethrown after. An operation offered on key while this call runs may start a new list and stay:
+     * stop offering on the key first (a deleted topic refuses new requests, then cancels the parked
+     * ones).
      *
      * @param reason what {@code cancelReason()} returns to each cancelled operation; may be null
      * @return how many operations this call completed
