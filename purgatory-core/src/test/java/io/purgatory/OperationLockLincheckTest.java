@@ -6,6 +6,7 @@ import static io.purgatory.timer.ModelChecking.parksInEarnest;
 
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
+import org.jetbrains.lincheck.datastructures.StressOptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -148,6 +149,15 @@ class OperationLockLincheckTest {
     @Test
     void theLockExcludesAndNeverLosesAWakeUp() {
         options2x3().check(Real.class);
+    }
+
+    /**
+     * The same scenarios on real threads, real parks and the real memory model (the model checker
+     * assumes sequential consistency, so it takes the volatiles of the Dekker pair on trust).
+     */
+    @Test
+    void theLockHoldsOnRealThreadsToo() {
+        new StressOptions().iterations(5).invocationsPerIteration(500).threads(2).actorsPerThread(3).check(Real.class);
     }
 
     @Test
