@@ -1,5 +1,7 @@
 package io.purgatory.demo.broker;
 
+import io.purgatory.demo.broker.cluster.Partition;
+import io.purgatory.demo.broker.config.BrokerConfig;
 import io.purgatory.demo.broker.http.DashboardServer;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -17,11 +19,11 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /**
  * The {@code demo-broker} command: parses options, starts a {@link DemoBroker}, and closes it on
@@ -196,7 +198,7 @@ public final class BrokerMain implements Callable<Integer> {
         }
         final DashboardServer dashboard;
         try {
-            dashboard = httpPort < 0 ? null : DashboardServer.start(broker, httpHost, httpPort);
+            dashboard = httpPort < 0 ? null : DashboardServer.start(broker.replicaManager(), broker.stats(), httpHost, httpPort);
         } catch (Exception e) {
             broker.close();
             spec.commandLine().getErr().println("demo-broker: cannot serve the dashboard on " + httpHost + ":" + httpPort + ": "
@@ -329,14 +331,15 @@ public final class BrokerMain implements Callable<Integer> {
                     } else if (replicaId == 0) {
                         out.println("usage: " + words[0] + " ID, where ID is a follower replica 1.." + followers);
                     } else if (words[0].equals("stall")) {
-                        broker.stallReplica(replicaId);
+                        broker.followers().stall(replicaId);
                     } else {
-                        broker.resumeReplica(replicaId);
+                        broker.followers().resume(replicaId);
                     }
                 }
                 case "isr" -> broker.config().topics().forEach((topic, partitions) -> {
                     for (int p = 0; p < partitions; p++) {
-                        out.println(topic + "-" + p + " ISR " + broker.isr(topic, p) + " log end offset " + broker.logEndOffset(topic, p));
+                        Partition partition = broker.replicaManager().partition(topic, p);
+                        out.println(topic + "-" + p + " ISR " + partition.isr() + " log end offset " + partition.leaderEndOffset());
                     }
                 });
                 case "quit" -> {

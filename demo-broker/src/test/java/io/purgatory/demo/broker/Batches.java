@@ -17,7 +17,7 @@ import org.apache.kafka.common.utils.internals.Crc32C;
  * batch whose bytes change gets a fresh CRC, so that only checks beyond the CRC can catch it; and
  * the test's own verdict on whether a batch is one Kafka would append. Stateless; thread-safe.
  */
-final class Batches {
+public final class Batches {
     static final int ATTRIBUTES_OFFSET = 21;
     static final int RECORDS_OFFSET = DefaultRecordBatch.RECORD_BATCH_OVERHEAD;
 

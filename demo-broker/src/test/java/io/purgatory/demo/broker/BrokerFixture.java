@@ -1,5 +1,6 @@
 package io.purgatory.demo.broker;
 
+import io.purgatory.demo.broker.config.BrokerConfig;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,7 +9,7 @@ import java.util.List;
  * An in-process broker on a free port and the {@link WireClient}s connected to it, closed together
  * after a test. Not thread-safe: one test's, used from its thread.
  */
-final class BrokerFixture implements AutoCloseable {
+public final class BrokerFixture implements AutoCloseable {
     private final List<WireClient> clients = new ArrayList<>();
     private DemoBroker broker;
 

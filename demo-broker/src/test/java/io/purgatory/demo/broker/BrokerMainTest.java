@@ -1,8 +1,6 @@
 package io.purgatory.demo.broker;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
+import io.purgatory.demo.broker.config.BrokerConfig;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -16,6 +14,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The command line: help, option errors, a port that is taken. */
 class BrokerMainTest {
@@ -122,7 +122,7 @@ class BrokerMainTest {
             assertEquals(List.of("usage: stall ID, where ID is a follower replica 1..2", "usage: stall ID, where ID is a follower replica 1..2",
                     "usage: resume ID, where ID is a follower replica 1..2", "usage: stall ID, where ID is a follower replica 1..2",
                     BrokerMain.CONSOLE_COMMANDS), bytes.toString(StandardCharsets.UTF_8).lines().toList());
-            broker.resumeReplica(2); // stalled by 'stall 2'; 'stall 1' came after 'quit'
+            broker.followers().resume(2); // stalled by 'stall 2'; 'stall 1' came after 'quit'
         }
     }
 

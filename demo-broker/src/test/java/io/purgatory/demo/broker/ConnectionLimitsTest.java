@@ -1,9 +1,7 @@
 package io.purgatory.demo.broker;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-
 import io.purgatory.demo.broker.WireClient.Answer;
+import io.purgatory.demo.broker.config.BrokerConfig;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -11,6 +9,8 @@ import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 
 /** Connections are bounded: a cap on how many are open, and an idle timeout. */
 @Tag("integration")
@@ -64,7 +64,7 @@ class ConnectionLimitsTest {
             Waits.soon().until(() -> silent.closedByBroker().isDone());
             Waits.soon().during(Duration.ofMillis(600)).until(() -> !waiting.closedByBroker().isDone());
             assertFalse(waiting.closedByBroker().isDone());
-            assertEquals(1, broker.parkedProduces());
+            assertEquals(1, broker.replicaManager().parkedProduces());
         }
     }
 }

@@ -1,9 +1,7 @@
 package io.purgatory.demo.broker;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import io.purgatory.demo.broker.WireClient.Answer;
+import io.purgatory.demo.broker.config.BrokerConfig;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -17,13 +15,15 @@ import org.apache.kafka.common.requests.ProduceResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The broker end to end over its wire protocol, started in-process on a free port: acks against
  * timeouts, ISR changes, ordering, acks=0/1, unknown topics.
  */
 @Tag("integration")
-class DemoBrokerTest {
+public class DemoBrokerTest {
     private static final short ACKS_ALL = -1;
 
     private final BrokerFixture fixture = new BrokerFixture();
@@ -49,12 +49,12 @@ class DemoBrokerTest {
         return fixture.connect();
     }
 
-    static Answer answer(CompletableFuture<Answer> future) {
+    public static Answer answer(CompletableFuture<Answer> future) {
         Waits.soon().until(future::isDone);
         return future.join();
     }
 
-    static PartitionProduceResponse partitionResponse(Answer answer) {
+    public static PartitionProduceResponse partitionResponse(Answer answer) {
         ProduceResponse response = (ProduceResponse) answer.response();
         return response.data().responses().iterator().next().partitionResponses().get(0);
     }
@@ -73,9 +73,9 @@ class DemoBrokerTest {
             assertEquals(nextOffset[i % 3], response.baseOffset(), "request " + i + " base offset");
             nextOffset[i % 3] += 2;
         }
-        assertEquals(40, broker.logEndOffset("demo", 0));
-        assertEquals(List.of(0, 1, 2), broker.isr("demo", 0));
-        assertEquals(0, broker.producePurgatoryMetrics().expired());
+        assertEquals(40, broker.replicaManager().partition("demo", 0).leaderEndOffset());
+        assertEquals(List.of(0, 1, 2), broker.replicaManager().partition("demo", 0).isr());
+        assertEquals(0, broker.replicaManager().producePurgatoryMetrics().expired());
     }
 
     @Test
@@ -90,8 +90,8 @@ class DemoBrokerTest {
         Answer acksOne = answer(client.send(WireClient.produce("demo", 0, (short) 1, timeoutMs, 1)));
         assertEquals(Errors.NONE.code(), partitionResponse(acksOne).errorCode());
         assertEquals(1, partitionResponse(acksOne).baseOffset(), "the timed-out produce was still appended");
-        assertEquals(1, broker.producePurgatoryMetrics().expired());
-        assertEquals(List.of(0, 1, 2), broker.isr("demo", 0), "stalled for less than replica.lag.time.max.ms: still in the ISR");
+        assertEquals(1, broker.replicaManager().producePurgatoryMetrics().expired());
+        assertEquals(List.of(0, 1, 2), broker.replicaManager().partition("demo", 0).isr(), "stalled for less than replica.lag.time.max.ms: still in the ISR");
     }
 
     @Test
@@ -101,15 +101,15 @@ class DemoBrokerTest {
         for (int i = 0; i < 5; i++) {
             parked.add(client.send(WireClient.produce("demo", i % 3, ACKS_ALL, 60_000, 1)));
         }
-        Waits.soon().until(() -> broker.producePurgatoryMetrics().delayed() == 5);
+        Waits.soon().until(() -> broker.replicaManager().producePurgatoryMetrics().delayed() == 5);
         assertTrue(parked.stream().noneMatch(CompletableFuture::isDone));
 
-        broker.resumeReplica(2);
+        broker.followers().resume(2);
 
         for (CompletableFuture<Answer> future : parked) {
             assertEquals(Errors.NONE.code(), partitionResponse(answer(future)).errorCode(), "completed by the follower, not the timeout");
         }
-        assertEquals(0, broker.producePurgatoryMetrics().expired());
+        assertEquals(0, broker.replicaManager().producePurgatoryMetrics().expired());
     }
 
     @Test
@@ -117,16 +117,16 @@ class DemoBrokerTest {
         WireClient client = start(BrokerConfig.builder().topic("demo", 3).followers(2).stallReplica(2));
         assertEquals(Errors.NONE.code(), partitionResponse(answer(client.send(WireClient.produce("demo", 0, (short) 1, 60_000, 5)))).errorCode());
         CompletableFuture<Answer> parked = client.send(WireClient.produce("demo", List.of(0, 1), ACKS_ALL, 60_000, 2));
-        Waits.soon().until(() -> broker.producePurgatoryMetrics().delayed() == 1);
+        Waits.soon().until(() -> broker.replicaManager().producePurgatoryMetrics().delayed() == 1);
 
-        broker.resumeReplica(2);
+        broker.followers().resume(2);
 
         ProduceResponse response = (ProduceResponse) answer(parked).response();
         List<PartitionProduceResponse> results = response.data().responses().iterator().next().partitionResponses();
         assertEquals(List.of(0, 1), results.stream().map(PartitionProduceResponse::index).toList(), "in request order");
         assertEquals(List.of(5L, 0L), results.stream().map(PartitionProduceResponse::baseOffset).toList());
         assertTrue(results.stream().allMatch(r -> r.errorCode() == Errors.NONE.code()), "completed by the followers: " + results);
-        assertEquals(0, broker.producePurgatoryMetrics().expired());
+        assertEquals(0, broker.replicaManager().producePurgatoryMetrics().expired());
     }
 
     @Test
@@ -135,12 +135,12 @@ class DemoBrokerTest {
         CompletableFuture<Answer> parked = client.send(WireClient.produce("demo", 0, ACKS_ALL, 60_000, 1));
 
         assertEquals(Errors.NONE.code(), partitionResponse(answer(parked)).errorCode());
-        assertEquals(List.of(0, 1), broker.isr("demo", 0));
+        assertEquals(List.of(0, 1), broker.replicaManager().partition("demo", 0).isr());
 
-        broker.resumeReplica(2);
+        broker.followers().resume(2);
         for (int partition = 0; partition < 3; partition++) {
             int p = partition;
-            Waits.soon().until(() -> broker.isr("demo", p).equals(List.of(0, 1, 2)));
+            Waits.soon().until(() -> broker.replicaManager().partition("demo", p).isr().equals(List.of(0, 1, 2)));
         }
     }
 
@@ -150,10 +150,10 @@ class DemoBrokerTest {
         CompletableFuture<Answer> parked = client.send(WireClient.produce("demo", 0, ACKS_ALL, 60_000, 1));
         assertEquals(Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND.code(), partitionResponse(answer(parked)).errorCode());
 
-        long endOffset = broker.logEndOffset("demo", 0);
+        long endOffset = broker.replicaManager().partition("demo", 0).leaderEndOffset();
         Answer refused = answer(client.send(WireClient.produce("demo", 0, ACKS_ALL, 60_000, 1)));
         assertEquals(Errors.NOT_ENOUGH_REPLICAS.code(), partitionResponse(refused).errorCode());
-        assertEquals(endOffset, broker.logEndOffset("demo", 0), "refused before append");
+        assertEquals(endOffset, broker.replicaManager().partition("demo", 0).leaderEndOffset(), "refused before append");
 
         Answer acksOne = answer(client.send(WireClient.produce("demo", 0, (short) 1, 60_000, 1)));
         assertEquals(Errors.NONE.code(), partitionResponse(acksOne).errorCode(), "acks=1 does not need the ISR");
@@ -204,10 +204,10 @@ class DemoBrokerTest {
         for (int i = 0; i < 10; i++) {
             sent.add(client.send(WireClient.produce("demo", 0, ACKS_ALL, 60_000, 1)));
         }
-        Waits.soon().until(() -> broker.producePurgatoryMetrics().delayed() == 4);
-        assertEquals(4, broker.logEndOffset("demo", 0), "requests past the fourth are still unread");
+        Waits.soon().until(() -> broker.replicaManager().producePurgatoryMetrics().delayed() == 4);
+        assertEquals(4, broker.replicaManager().partition("demo", 0).leaderEndOffset(), "requests past the fourth are still unread");
 
-        broker.resumeReplica(2);
+        broker.followers().resume(2);
 
         for (int i = 0; i < sent.size(); i++) {
             PartitionProduceResponse response = partitionResponse(answer(sent.get(i)));

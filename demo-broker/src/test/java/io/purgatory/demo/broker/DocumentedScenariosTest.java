@@ -1,9 +1,7 @@
 package io.purgatory.demo.broker;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import io.purgatory.demo.broker.WireClient.Answer;
+import io.purgatory.demo.broker.config.BrokerConfig;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -12,6 +10,8 @@ import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * docs/demo.md's ISR scenarios, each from one broker configuration with a stall that starts after a
@@ -36,7 +36,7 @@ class DocumentedScenariosTest {
     void theIsrShrinksAndAParkedProduceCompletesWithoutTheStalledReplica() throws Exception {
         broker = DemoBroker.start(BrokerConfig.builder().port(0).stallReplica(2).stallAfterMs(STALL_AFTER_MS)
                 .replicaLagTimeMaxMs(MAX_LAG_MS).build());
-        List<Answer> answers = produceUntil(() -> broker.timesLeftIsr("demo", 0, 2) == 1, Errors.NONE);
+        List<Answer> answers = produceUntil(() -> broker.replicaManager().partition("demo", 0).timesLeftIsr(2) == 1, Errors.NONE);
         assertTrue(answers.stream().allMatch(answer -> error(answer) == Errors.NONE), answers::toString);
         assertTrue(answers.stream().anyMatch(answer -> answer.elapsedNanos() >= TimeUnit.MILLISECONDS.toNanos(MAX_LAG_MS / 2)),
                 "one produce parked until the ISR shrank: " + answers);

@@ -1,8 +1,6 @@
 package io.purgatory.demo.broker;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-
+import io.purgatory.demo.broker.config.BrokerConfig;
 import java.lang.management.ManagementFactory;
 import java.net.BindException;
 import java.net.ServerSocket;
@@ -10,6 +8,8 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import javax.management.ObjectName;
 import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** A start that cannot bind releases everything it started: threads, the purgatory and its JMX name. */
 class FailedStartTest {

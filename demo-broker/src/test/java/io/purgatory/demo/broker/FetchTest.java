@@ -1,10 +1,7 @@
 package io.purgatory.demo.broker;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import io.purgatory.demo.broker.WireClient.Answer;
+import io.purgatory.demo.broker.config.BrokerConfig;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,36 +10,39 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.FetchRequestData.FetchPartition;
 import org.apache.kafka.common.message.FetchRequestData.FetchTopic;
+import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData.PartitionData;
 import org.apache.kafka.common.message.ListOffsetsRequestData.ListOffsetsPartition;
 import org.apache.kafka.common.message.ListOffsetsRequestData.ListOffsetsTopic;
 import org.apache.kafka.common.message.ListOffsetsResponseData.ListOffsetsPartitionResponse;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
-import org.apache.kafka.common.compress.Compression;
-import org.apache.kafka.common.record.internal.SimpleRecord;
-import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.requests.ListOffsetsResponse;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
+import org.apache.kafka.common.requests.ProduceRequest;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Fetch and ListOffsets over the wire: long polls in the fetch purgatory, retention, errors, hostile requests. */
 @Tag("integration")
-class FetchTest {
+public class FetchTest {
     private static final short BY_NAME = 12;
     private static final short BY_ID = 18;
 
@@ -64,7 +64,7 @@ class FetchTest {
     }
 
     /** A fetch of one offset per partition (partition i at offsets[i]) of topic demo, by name. */
-    static FetchRequestData fetch(int maxWaitMs, int minBytes, long... offsets) {
+    public static FetchRequestData fetch(int maxWaitMs, int minBytes, long... offsets) {
         FetchTopic topic = new FetchTopic().setTopic("demo");
         for (int partition = 0; partition < offsets.length; partition++) {
             topic.partitions().add(new FetchPartition().setPartition(partition).setFetchOffset(offsets[partition])
@@ -104,7 +104,7 @@ class FetchTest {
     void aLongPollParksAndCompletesWhenCommittedDataArrives() throws Exception {
         WireClient client = start(BrokerConfig.builder());
         CompletableFuture<Answer> poll = send(client, fetch(30_000, 1, 0), BY_NAME);
-        Waits.soon().until(() -> broker.fetchPurgatoryMetrics().delayed() == 1);
+        Waits.soon().until(() -> broker.replicaManager().fetchPurgatoryMetrics().delayed() == 1);
         assertFalse(poll.isDone(), "no data: the fetch waits");
 
         produce(connect(), 0, 3);
@@ -116,20 +116,20 @@ class FetchTest {
         assertEquals(3, partition.lastStableOffset());
         assertEquals(0, partition.logStartOffset());
         assertTrue(answer.elapsedNanos() < TimeUnit.SECONDS.toNanos(10), "answered by the data, not at max.wait.ms");
-        assertEquals(0, broker.fetchPurgatoryMetrics().expired());
+        assertEquals(0, broker.replicaManager().fetchPurgatoryMetrics().expired());
     }
 
     @Test
     void aParkedFetchCompletesWhenTheStalledFollowerLeavesTheIsrAndTheHighWatermarkJumps() throws Exception {
         WireClient client = start(BrokerConfig.builder().stallReplica(2).replicaLagTimeMaxMs(500));
         CompletableFuture<Answer> poll = send(client, fetch(30_000, 1, 0, 0), BY_NAME);
-        Waits.soon().until(() -> broker.fetchPurgatoryMetrics().delayed() == 1);
+        Waits.soon().until(() -> broker.replicaManager().fetchPurgatoryMetrics().delayed() == 1);
         assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(
                 DemoBrokerTest.answer(connect().send(WireClient.produce("demo", 1, (short) 1, 30_000, 2)))).errorCode());
 
         Answer answer = DemoBrokerTest.answer(poll);
 
-        assertEquals(java.util.List.of(0, 1), broker.isr("demo", 1), "replica 2 left the ISR");
+        assertEquals(java.util.List.of(0, 1), broker.replicaManager().partition("demo", 1).isr(), "replica 2 left the ISR");
         List<PartitionData> partitions = ((FetchResponse) answer.response()).data().responses().get(0).partitions();
         assertEquals(List.of(), values(partitions.get(0)));
         assertEquals(List.of("record-0", "record-1"), values(partitions.get(1)));
@@ -148,7 +148,7 @@ class FetchTest {
         PartitionData partition = onlyPartition((FetchResponse) answer.response());
         assertEquals(0, ((MemoryRecords) partition.records()).sizeInBytes());
         assertEquals(0, partition.highWatermark());
-        assertEquals(1, broker.fetchPurgatoryMetrics().expired());
+        assertEquals(1, broker.replicaManager().fetchPurgatoryMetrics().expired());
     }
 
     @Test
@@ -156,9 +156,9 @@ class FetchTest {
         WireClient client = start(BrokerConfig.builder());
         WireClient producer = connect();
         produce(producer, 0, 1);
-        int oneBatch = (int) broker.logSizeBytes("demo", 0);
+        int oneBatch = (int) broker.replicaManager().partition("demo", 0).logSizeBytes();
         CompletableFuture<Answer> poll = send(client, fetch(30_000, 3 * oneBatch, 0, 0, 0), BY_NAME);
-        Waits.soon().until(() -> broker.fetchPurgatoryMetrics().delayed() == 1);
+        Waits.soon().until(() -> broker.replicaManager().fetchPurgatoryMetrics().delayed() == 1);
         produce(producer, 1, 1);
         assertFalse(poll.isDone(), "two batches are not enough");
 
@@ -177,9 +177,9 @@ class FetchTest {
         WireClient client = start(BrokerConfig.builder());
         WireClient producer = connect();
         produce(producer, 0, 1);
-        int oneBatch = (int) broker.logSizeBytes("demo", 0);
+        int oneBatch = (int) broker.replicaManager().partition("demo", 0).logSizeBytes();
         CompletableFuture<Answer> poll = send(client, fetch(30_000, oneBatch + 1, 0), BY_NAME);
-        Waits.soon().until(() -> broker.fetchPurgatoryMetrics().delayed() == 1);
+        Waits.soon().until(() -> broker.replicaManager().fetchPurgatoryMetrics().delayed() == 1);
 
         produce(producer, 0, 1);
 
@@ -238,10 +238,11 @@ class FetchTest {
         for (int i = 0; i < 100; i++) {
             produce(client, 0, 5);
         }
-        assertEquals(500, broker.logEndOffset("demo", 0));
-        long logStart = broker.logStartOffset("demo", 0);
+        assertEquals(500, broker.replicaManager().partition("demo", 0).leaderEndOffset());
+        long logStart = broker.replicaManager().partition("demo", 0).logStartOffset();
         assertTrue(logStart > 0 && logStart % 5 == 0, "whole batches dropped: log start " + logStart);
-        assertTrue(broker.logSizeBytes("demo", 0) <= 4096, "memory bounded: " + broker.logSizeBytes("demo", 0) + " bytes");
+        long logSize = broker.replicaManager().partition("demo", 0).logSizeBytes();
+        assertTrue(logSize <= 4096, "memory bounded: " + logSize + " bytes");
 
         assertEquals(Errors.OFFSET_OUT_OF_RANGE.code(), onlyPartition(fetchResponse(send(client, fetch(0, 1, logStart - 1), BY_NAME))).errorCode());
         PartitionData fromStart = onlyPartition(fetchResponse(send(client, fetch(0, 1, logStart), BY_NAME)));
@@ -281,8 +282,8 @@ class FetchTest {
                 new ProduceRequestData().setAcks((short) 1).setTimeoutMs(30_000).setTopicData(topics)).build(BY_NAME)))).errorCode());
         assertEquals(0, listOffset(client, ListOffsetsRequest.LATEST_TIMESTAMP).offset(), "not committed: replica 2 stalls");
         assertEquals(-1, listOffset(client, 0).offset(), "no committed record at or after time 0 yet");
-        broker.resumeReplica(2);
-        Waits.soon().until(() -> broker.highWatermark("demo", 0) == 3);
+        broker.followers().resume(2);
+        Waits.soon().until(() -> broker.replicaManager().partition("demo", 0).highWatermark() == 3);
         assertEquals(0, listOffset(client, ListOffsetsRequest.EARLIEST_TIMESTAMP).offset());
         assertEquals(3, listOffset(client, ListOffsetsRequest.LATEST_TIMESTAMP).offset());
         ListOffsetsPartitionResponse byTime = listOffset(client, 1_500);
@@ -303,7 +304,7 @@ class FetchTest {
             parked.add(send(client, fetch(600_000, 1, 0), BY_NAME));
             parked.add(send(client, fetch(600_000, 1, 0, 0, 0), BY_NAME));
         }
-        Waits.soon().until(() -> broker.fetchPurgatoryMetrics().delayed() == parked.size());
+        Waits.soon().until(() -> broker.replicaManager().fetchPurgatoryMetrics().delayed() == parked.size());
 
         broker.close();
 
@@ -348,7 +349,7 @@ class FetchTest {
         FetchResponse refused = fetchResponse(send(offender, fetch(600_000, Integer.MAX_VALUE).setTopics(List.of(huge)), BY_NAME));
         assertEquals(Errors.INVALID_REQUEST.code(), refused.data().errorCode());
         assertTrue(refused.data().responses().isEmpty());
-        assertEquals(1, broker.fetchPurgatoryMetrics().delayed(), "only the bystander's fetch is parked");
+        assertEquals(1, broker.replicaManager().fetchPurgatoryMetrics().delayed(), "only the bystander's fetch is parked");
 
         produce(offender, 0, 1);
         assertEquals(List.of("record-0"), values(onlyPartition(fetchResponse(parked))));

@@ -1,10 +1,7 @@
 package io.purgatory.demo.broker;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import io.purgatory.demo.broker.WireClient.Answer;
+import io.purgatory.demo.broker.config.BrokerConfig;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -15,9 +12,9 @@ import java.util.stream.Stream;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopic;
-import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceRequestData.PartitionProduceData;
 import org.apache.kafka.common.message.ProduceRequestData.TopicProduceData;
+import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse;
 import org.apache.kafka.common.message.ProduceResponseData.TopicProduceResponse;
 import org.apache.kafka.common.protocol.Errors;
@@ -34,6 +31,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Requests that parse but that no Kafka client would send: each is answered with Kafka's error,
@@ -74,7 +74,7 @@ class HostileClientTest {
             Errors expected = topic.name().equals("demo") ? Errors.NONE : Errors.INVALID_TOPIC_EXCEPTION;
             assertEquals(expected.code(), topic.partitionResponses().get(0).errorCode(), "topic " + topic.name().substring(0, 4));
         }
-        assertEquals(1, broker.logEndOffset("demo", 0));
+        assertEquals(1, broker.replicaManager().partition("demo", 0).leaderEndOffset());
         assertAnswersNext();
     }
 
@@ -128,7 +128,7 @@ class HostileClientTest {
             List<PartitionProduceResponse> partitions = response.data().responses().iterator().next().partitionResponses();
             assertEquals(1, partitions.size(), "one answer per distinct partition");
             assertEquals(Errors.NONE.code(), partitions.get(0).errorCode());
-            assertEquals(1 + others.size(), broker.logEndOffset("demo", 0), "appended once, beside the others");
+            assertEquals(1 + others.size(), broker.replicaManager().partition("demo", 0).leaderEndOffset(), "appended once, beside the others");
             assertEquals(List.of(), bystander.protocolErrors());
         }
     }
@@ -216,7 +216,7 @@ class HostileClientTest {
 
         Errors error = Errors.forCode(DemoBrokerTest.partitionResponse(answer).errorCode());
         assertTrue(expected.contains(error), what + ": got " + error + ", expected one of " + expected);
-        assertEquals(0, broker.logEndOffset("demo", 0));
+        assertEquals(0, broker.replicaManager().partition("demo", 0).leaderEndOffset());
         assertAnswersNext();
     }
 
@@ -230,7 +230,7 @@ class HostileClientTest {
         Answer answer = answer(client.send(WireClient.produce("demo", 0, ACKS_ALL, 10_000, bomb, (short) 12)));
 
         assertEquals(Errors.MESSAGE_TOO_LARGE.code(), DemoBrokerTest.partitionResponse(answer).errorCode());
-        assertEquals(0, broker.logEndOffset("demo", 0));
+        assertEquals(0, broker.replicaManager().partition("demo", 0).leaderEndOffset());
         assertAnswersNext();
     }
 
@@ -246,7 +246,7 @@ class HostileClientTest {
             assertEquals(offset, response.baseOffset());
             offset += 50;
         }
-        assertEquals(offset, broker.logEndOffset("demo", 0));
+        assertEquals(offset, broker.replicaManager().partition("demo", 0).leaderEndOffset());
     }
 
     /** The connection still serves: an acks=-1 produce to another partition is answered with NONE. */

@@ -1,8 +1,7 @@
 package io.purgatory.demo.broker;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 import io.purgatory.demo.broker.WireClient.Answer;
+import io.purgatory.demo.broker.config.BrokerConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -21,6 +20,7 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * Issue 8's hostile client, scaled to a 2-core machine: {@value #CONNECTIONS} connections, each
@@ -81,13 +81,13 @@ class IsrShrinkUnderLoadTest {
         assertEquals(Map.of(Errors.NONE.name(), CONNECTIONS * WARM_UP_PER_CONNECTION * PARTITIONS),
                 errorCounts(sendFromEveryConnection(WARM_UP_PER_CONNECTION)));
 
-        broker.stallReplica(2);
+        broker.followers().stall(2);
         List<CompletableFuture<Answer>> sent = sendFromEveryConnection(REQUESTS_PER_CONNECTION);
         int total = CONNECTIONS * REQUESTS_PER_CONNECTION;
         Waits.soon()
                 .failFast("the ISR shrank before every produce was parked: this machine took over 2 s for " + total + " requests",
-                        () -> !broker.isr("demo", 0).contains(2))
-                .until(() -> broker.producePurgatoryMetrics().delayed() == total);
+                        () -> !broker.replicaManager().partition("demo", 0).isr().contains(2))
+                .until(() -> broker.replicaManager().producePurgatoryMetrics().delayed() == total);
 
         Waits.soon().until(() -> allPartitionsHaveIsr(List.of(0, 1)));
         Awaitility.await("every produce answered within 2 s of the ISR shrink")
@@ -96,11 +96,11 @@ class IsrShrinkUnderLoadTest {
                 .until(() -> sent.stream().allMatch(CompletableFuture::isDone));
 
         assertEquals(Map.of(Errors.NONE.name(), total * PARTITIONS), errorCounts(sent));
-        assertEquals(0, broker.producePurgatoryMetrics().expired());
+        assertEquals(0, broker.replicaManager().producePurgatoryMetrics().expired());
         for (int p = 0; p < PARTITIONS; p++) {
-            assertEquals(0, broker.timesLeftIsr("demo", p, 1), "follower 1 never left the ISR of demo-" + p);
-            assertEquals(1, broker.timesLeftIsr("demo", p, 2), "follower 2 left the ISR of demo-" + p + " once");
-            assertEquals(List.of(0, 1), broker.isr("demo", p));
+            assertEquals(0, broker.replicaManager().partition("demo", p).timesLeftIsr(1), "follower 1 never left the ISR of demo-" + p);
+            assertEquals(1, broker.replicaManager().partition("demo", p).timesLeftIsr(2), "follower 2 left the ISR of demo-" + p + " once");
+            assertEquals(List.of(0, 1), broker.replicaManager().partition("demo", p).isr());
         }
     }
 
@@ -140,7 +140,7 @@ class IsrShrinkUnderLoadTest {
 
     private boolean allPartitionsHaveIsr(List<Integer> isr) {
         for (int p = 0; p < PARTITIONS; p++) {
-            if (!broker.isr("demo", p).equals(isr)) {
+            if (!broker.replicaManager().partition("demo", p).isr().equals(isr)) {
                 return false;
             }
         }

@@ -1,8 +1,6 @@
 package io.purgatory.demo.broker;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
+import io.purgatory.demo.broker.config.BrokerConfig;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,6 +25,8 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The real Kafka Java consumer (kafka-clients 4.4.0, {@code assign()}) reads back what the real producer had acked. */
 @Tag("integration")
@@ -155,7 +155,7 @@ class KafkaConsumerTest {
             for (int i = 0; i < 10; i++) {
                 get(producer.send(new ProducerRecord<>("demo", 0, "key-" + i, "value-" + i)));
             }
-            assertEquals(10, broker.logEndOffset("demo", 0), "the leader has them all");
+            assertEquals(10, broker.replicaManager().partition("demo", 0).leaderEndOffset(), "the leader has them all");
             consumer.assign(List.of(PARTITIONS.get(0)));
             consumer.seekToBeginning(List.of(PARTITIONS.get(0)));
             for (int poll = 0; poll < 5; poll++) {
@@ -163,7 +163,7 @@ class KafkaConsumerTest {
             }
             assertEquals(0L, consumer.endOffsets(List.of(PARTITIONS.get(0))).get(PARTITIONS.get(0)), "the high watermark has not moved");
 
-            broker.resumeReplica(2);
+            broker.followers().resume(2);
 
             List<Seen> consumed = new ArrayList<>();
             Waits.soon().until(() -> {

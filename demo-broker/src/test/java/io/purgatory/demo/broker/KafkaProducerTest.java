@@ -1,9 +1,6 @@
 package io.purgatory.demo.broker;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
+import io.purgatory.demo.broker.config.BrokerConfig;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +15,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The real Kafka Java producer (kafka-clients 4.4.0) against the demo broker. */
 @Tag("integration")
@@ -66,7 +66,7 @@ class KafkaProducerTest {
                 previous = metadata.offset();
             }
         }
-        assertEquals(20, broker.logEndOffset("demo", 1));
+        assertEquals(20, broker.replicaManager().partition("demo", 1).leaderEndOffset());
     }
 
     @Test
@@ -92,7 +92,7 @@ class KafkaProducerTest {
             assertInstanceOf(TimeoutException.class, failure.getCause(), failure.getCause().toString());
         }
         // the producer gave up first and closed its connection, which took the parked produce out of the purgatory
-        Waits.soon().until(() -> broker.parkedProduces() == 0);
-        assertEquals(1, broker.producePurgatoryMetrics().expired() + broker.producePurgatoryMetrics().completed());
+        Waits.soon().until(() -> broker.replicaManager().parkedProduces() == 0);
+        assertEquals(1, broker.replicaManager().producePurgatoryMetrics().expired() + broker.replicaManager().producePurgatoryMetrics().completed());
     }
 }

@@ -1,8 +1,6 @@
 package io.purgatory.demo.broker;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-
+import io.purgatory.demo.broker.config.BrokerConfig;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -21,6 +19,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 
 /**
  * Bad input closes only the connection it came on: a well-formed client connected before, and
@@ -63,16 +63,16 @@ class MalformedInputTest {
     void closesOnlyThatConnection(String what, byte[] bytes) throws Exception {
         try (WireClient bystander = new WireClient(broker.port()); WireClient offender = new WireClient(broker.port())) {
             var parked = bystander.send(WireClient.produce("demo", 0, (short) -1, 60_000, 1));
-            broker.stallReplica(1);
-            broker.stallReplica(2);
+            broker.followers().stall(1);
+            broker.followers().stall(2);
             var parkedWhileStalled = bystander.send(WireClient.produce("demo", 1, (short) -1, 60_000, 1));
 
             offender.sendRaw(bytes);
 
             Waits.soon().until(() -> offender.closedByBroker().isDone());
             assertFalse(bystander.closedByBroker().isDone(), "the other connection stays open");
-            broker.resumeReplica(1);
-            broker.resumeReplica(2);
+            broker.followers().resume(1);
+            broker.followers().resume(2);
             assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(parked)).errorCode());
             assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(parkedWhileStalled)).errorCode());
             assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(

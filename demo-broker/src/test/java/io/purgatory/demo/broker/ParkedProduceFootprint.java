@@ -1,5 +1,6 @@
 package io.purgatory.demo.broker;
 
+import io.purgatory.demo.broker.config.BrokerConfig;
 import java.io.DataOutputStream;
 import java.lang.management.ManagementFactory;
 import java.net.Socket;
@@ -60,14 +61,14 @@ public final class ParkedProduceFootprint {
                 out.flush();
             }
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-            while (broker.parkedProduces() < requests && System.nanoTime() < deadline) {
+            while (broker.replicaManager().parkedProduces() < requests && System.nanoTime() < deadline) {
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10)); // not spinning: the broker needs the cores
             }
             long heapAfter = usedAfterGc();
             Map<String, long[]> after = histogram();
 
             System.out.printf(Locale.ROOT, "%,d parked produces over %d connections: heap after full GC %,d -> %,d bytes: %.0f bytes per request%n",
-                    broker.parkedProduces(), connections, heapBefore, heapAfter, (heapAfter - heapBefore) / (double) requests);
+                    broker.replicaManager().parkedProduces(), connections, heapBefore, heapAfter, (heapAfter - heapBefore) / (double) requests);
             System.out.println("classes whose instances grew, per parked request (instances, bytes):");
             List<Map.Entry<String, long[]>> grown = new ArrayList<>();
             after.forEach((name, now) -> {

@@ -1,14 +1,14 @@
 package io.purgatory.demo.broker;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 import io.purgatory.demo.broker.WireClient.Answer;
+import io.purgatory.demo.broker.config.BrokerConfig;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** Parked produces are bounded: a closed connection's leave the purgatory at once, and the total is capped. */
 @Tag("integration")
@@ -28,7 +28,7 @@ class ParkedRequestsTest {
     @Test
     void aClosedConnectionsParkedProducesLeaveThePurgatoryAtOnce() throws Exception {
         parkThenClose(2048);
-        assertEquals(0, broker.producePurgatoryMetrics().expired(), "completed at the close, not expired");
+        assertEquals(0, broker.replicaManager().producePurgatoryMetrics().expired(), "completed at the close, not expired");
     }
 
     @Test
@@ -43,11 +43,11 @@ class ParkedRequestsTest {
         for (int i = 0; i < 1024; i++) {
             client.send(WireClient.produce("demo", i % 3, ACKS_ALL, LONG_TIMEOUT_MS, 1));
         }
-        Waits.soon().until(() -> broker.parkedProduces() == 1024);
+        Waits.soon().until(() -> broker.replicaManager().parkedProduces() == 1024);
 
         client.close();
 
-        Waits.soon().until(() -> broker.parkedProduces() == 0);
+        Waits.soon().until(() -> broker.replicaManager().parkedProduces() == 0);
     }
 
     @Test
@@ -57,19 +57,19 @@ class ParkedRequestsTest {
             for (int i = 0; i < 10; i++) {
                 first.send(WireClient.produce("demo", 0, ACKS_ALL, LONG_TIMEOUT_MS, 1));
             }
-            Waits.soon().until(() -> broker.parkedProduces() == 10);
+            Waits.soon().until(() -> broker.replicaManager().parkedProduces() == 10);
 
             Answer refused = DemoBrokerTest.answer(second.send(WireClient.produce("demo", 0, ACKS_ALL, LONG_TIMEOUT_MS, 1)));
             assertEquals(Errors.THROTTLING_QUOTA_EXCEEDED.code(), DemoBrokerTest.partitionResponse(refused).errorCode());
-            assertEquals(10, broker.logEndOffset("demo", 0), "the refused produce appended nothing");
+            assertEquals(10, broker.replicaManager().partition("demo", 0).leaderEndOffset(), "the refused produce appended nothing");
             CompletableFuture<Answer> acksOne = second.send(WireClient.produce("demo", 1, (short) 1, LONG_TIMEOUT_MS, 1));
             assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(acksOne)).errorCode(),
                     "acks=1 parks nothing and is not capped");
 
             first.close();
-            Waits.soon().until(() -> broker.parkedProduces() == 0);
+            Waits.soon().until(() -> broker.replicaManager().parkedProduces() == 0);
             second.send(WireClient.produce("demo", 0, ACKS_ALL, LONG_TIMEOUT_MS, 1));
-            Waits.soon().until(() -> broker.parkedProduces() == 1);
+            Waits.soon().until(() -> broker.replicaManager().parkedProduces() == 1);
             assertEquals(List.of(), second.protocolErrors());
         }
     }

@@ -1,14 +1,18 @@
 package io.purgatory.demo.broker;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 import io.purgatory.demo.broker.WireClient.Answer;
+import io.purgatory.demo.broker.cluster.Partition;
+import io.purgatory.demo.broker.config.BrokerConfig;
+import io.purgatory.demo.broker.server.DelayedProduce;
+import io.purgatory.demo.broker.server.ProduceResult;
+import io.purgatory.demo.broker.server.ReplicaManager;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** Closing the broker answers every parked request before the connections close. */
 @Tag("integration")
@@ -25,7 +29,7 @@ class ShutdownTest {
             parked.add(client.send(WireClient.produce("demo", i % 3, (short) -1, 600_000, 1)));
             quick.add(client.send(WireClient.produce("demo", i % 3, (short) 1, 600_000, 1)));
         }
-        Waits.soon().until(() -> broker.producePurgatoryMetrics().delayed() == parked.size());
+        Waits.soon().until(() -> broker.replicaManager().producePurgatoryMetrics().delayed() == parked.size());
 
         broker.close();
 
@@ -40,7 +44,7 @@ class ShutdownTest {
             assertEquals(List.of(), client.protocolErrors());
             client.close();
         }
-        assertEquals(0, broker.producePurgatoryMetrics().expired(), "answered at the close, not expired");
+        assertEquals(0, broker.replicaManager().producePurgatoryMetrics().expired(), "answered at the close, not expired");
     }
 
     @Test

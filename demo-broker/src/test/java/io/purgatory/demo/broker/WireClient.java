@@ -26,7 +26,7 @@ import org.apache.kafka.common.requests.RequestHeader;
  * kafka-clients' classes, hands out each response as a future, checks that responses come back in
  * request order, and can send raw bytes. A reader thread completes the futures; thread-safe.
  */
-final class WireClient implements AutoCloseable {
+public final class WireClient implements AutoCloseable {
     private final Socket socket;
     private final DataOutputStream out;
     private final Object writeLock = new Object(); // orders frames on the socket; held while writing
@@ -39,10 +39,10 @@ final class WireClient implements AutoCloseable {
     }
 
     /** A response and how long after sending it arrived. */
-    record Answer(AbstractResponse response, long elapsedNanos) {
+    public record Answer(AbstractResponse response, long elapsedNanos) {
     }
 
-    WireClient(int port) throws IOException {
+    public WireClient(int port) throws IOException {
         socket = new Socket("localhost", port);
         socket.setTcpNoDelay(true);
         out = new DataOutputStream(socket.getOutputStream());
@@ -52,7 +52,7 @@ final class WireClient implements AutoCloseable {
     }
 
     /** Sends a request; the future completes with its response (never, for an acks=0 produce). */
-    CompletableFuture<Answer> send(AbstractRequest request) throws IOException {
+    public CompletableFuture<Answer> send(AbstractRequest request) throws IOException {
         return send(request, frame -> { });
     }
 
@@ -60,7 +60,7 @@ final class WireClient implements AutoCloseable {
      * Sends a request whose serialized bytes (header included, no length prefix) {@code rewrite}
      * changed in place first, keeping their length: bytes no kafka-clients builder would write.
      */
-    CompletableFuture<Answer> send(AbstractRequest request, Consumer<ByteBuffer> rewrite) throws IOException {
+    public CompletableFuture<Answer> send(AbstractRequest request, Consumer<ByteBuffer> rewrite) throws IOException {
         synchronized (writeLock) {
             RequestHeader header = new RequestHeader(request.apiKey(), request.version(), "wire-client", nextCorrelationId++);
             Pending p = new Pending(header, System.nanoTime(), new CompletableFuture<>());
@@ -91,16 +91,16 @@ final class WireClient implements AutoCloseable {
     }
 
     /** Out-of-order or unparseable responses seen so far; empty when the broker kept the protocol. */
-    List<String> protocolErrors() {
+    public List<String> protocolErrors() {
         return protocolErrors;
     }
 
-    static ProduceRequest produce(String topic, int partition, short acks, int timeoutMs, int records) {
+    public static ProduceRequest produce(String topic, int partition, short acks, int timeoutMs, int records) {
         return produce(topic, List.of(partition), acks, timeoutMs, records);
     }
 
     /** A produce of {@code records} records to each of {@code partitions} of one topic. */
-    static ProduceRequest produce(String topic, List<Integer> partitions, short acks, int timeoutMs, int records) {
+    public static ProduceRequest produce(String topic, List<Integer> partitions, short acks, int timeoutMs, int records) {
         List<ProduceRequestData.PartitionProduceData> partitionData = new ArrayList<>(partitions.size());
         for (int partition : partitions) {
             partitionData.add(new ProduceRequestData.PartitionProduceData()
@@ -112,7 +112,7 @@ final class WireClient implements AutoCloseable {
     }
 
     /** A produce of {@code records} to one partition, in {@code version} (12 or older: topics by name). */
-    static ProduceRequest produce(String topic, int partition, short acks, int timeoutMs, MemoryRecords records, short version) {
+    public static ProduceRequest produce(String topic, int partition, short acks, int timeoutMs, MemoryRecords records, short version) {
         return produce(topic, List.of(new ProduceRequestData.PartitionProduceData().setIndex(partition).setRecords(records)),
                 acks, timeoutMs, version);
     }
@@ -128,12 +128,12 @@ final class WireClient implements AutoCloseable {
     }
 
     /** One uncompressed batch of {@code count} records, values {@code record-0, record-1, ...}. */
-    static MemoryRecords records(int count) {
+    public static MemoryRecords records(int count) {
         return records(Compression.NONE, count);
     }
 
     /** One batch of {@code count} small records, as kafka-clients writes it. */
-    static MemoryRecords records(Compression compression, int count) {
+    public static MemoryRecords records(Compression compression, int count) {
         SimpleRecord[] batch = new SimpleRecord[count];
         for (int i = 0; i < count; i++) {
             batch[i] = new SimpleRecord(("record-" + i).getBytes(java.nio.charset.StandardCharsets.UTF_8));

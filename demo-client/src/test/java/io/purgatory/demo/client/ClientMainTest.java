@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.purgatory.demo.broker.BrokerConfig;
 import io.purgatory.demo.broker.DemoBroker;
+import io.purgatory.demo.broker.config.BrokerConfig;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -51,7 +51,7 @@ class ClientMainTest {
         assertEquals(1, run.outLines().stream().filter(line -> line.startsWith("  acked") || line.startsWith("  timed out")).count(),
                 "only acks: " + run);
         for (int partition = 0; partition < 3; partition++) {
-            assertEquals(10, broker.logEndOffset("demo", partition), "request i goes to partition i mod 3");
+            assertEquals(10, broker.replicaManager().partition("demo", partition).leaderEndOffset(), "request i goes to partition i mod 3");
         }
     }
 
@@ -103,7 +103,7 @@ class ClientMainTest {
         CompletableFuture<Execution> running = CompletableFuture.supplyAsync(() -> Execution.of(
                 "--bootstrap", bootstrap(), "--requests", "100000", "--rate", "100", "--timeout-ms", "60000"));
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> broker.producePurgatoryMetrics().delayed() >= 3);
+        await().atMost(Duration.ofSeconds(10)).until(() -> broker.replicaManager().producePurgatoryMetrics().delayed() >= 3);
         broker.close(); // answers the parked produces (NOT_LEADER_OR_FOLLOWER), then closes the connection
         await().atMost(Duration.ofSeconds(20)).until(running::isDone);
 

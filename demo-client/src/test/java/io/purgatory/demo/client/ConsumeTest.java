@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.purgatory.demo.broker.BrokerConfig;
 import io.purgatory.demo.broker.DemoBroker;
+import io.purgatory.demo.broker.config.BrokerConfig;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.Map;

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.purgatory.demo.broker.BrokerConfig;
 import io.purgatory.demo.broker.DemoBroker;
+import io.purgatory.demo.broker.config.BrokerConfig;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.concurrent.CompletableFuture;
@@ -75,7 +75,8 @@ class DemoClientTest {
         assertEquals(10, report.count(Outcome.SENT_NO_ACK));
         assertNull(report.outcomes().get(0).latenciesMicros(), "no response, so no latency");
         // the records arrive although nobody answers: wait for the broker to have read them
-        org.awaitility.Awaitility.await().until(() -> broker.logEndOffset("demo", 0) + broker.logEndOffset("demo", 1) == 10);
+        org.awaitility.Awaitility.await().until(() -> broker.replicaManager().partition("demo", 0).leaderEndOffset()
+                + broker.replicaManager().partition("demo", 1).leaderEndOffset() == 10);
     }
 
     @Test

@@ -3,8 +3,8 @@ package io.purgatory.demo.client;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.purgatory.demo.broker.BrokerConfig;
 import io.purgatory.demo.broker.DemoBroker;
+import io.purgatory.demo.broker.config.BrokerConfig;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;

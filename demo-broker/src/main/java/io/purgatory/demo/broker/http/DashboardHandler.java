@@ -17,7 +17,8 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.timeout.ReadTimeoutException;
 import io.netty.handler.timeout.ReadTimeoutHandler;
-import io.purgatory.demo.broker.DemoBroker;
+import io.purgatory.demo.broker.metrics.BrokerStats;
+import io.purgatory.demo.broker.server.ReplicaManager;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -50,18 +51,20 @@ import org.slf4j.LoggerFactory;
  * loop's single thread; its fields are final and the {@link EventStream} is confined to that loop.
  */
 @Sharable
-final class DashboardHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
+public final class DashboardHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private static final Logger LOG = LoggerFactory.getLogger(DashboardHandler.class);
     private static final Pattern REPLICA_ACTION = Pattern.compile("/api/replicas/([^/]+)/(stall|resume|lag)");
     private static final long MAX_LAG_MS = 60_000;
 
-    private final DemoBroker broker;
+    private final ReplicaManager replicaManager;
+    private final BrokerStats stats;
     private final StaticAssets assets;
     private final MetricsExporter metrics;
     private final EventStream events;
 
-    DashboardHandler(DemoBroker broker, StaticAssets assets, MetricsExporter metrics, EventStream events) {
-        this.broker = broker;
+    DashboardHandler(ReplicaManager replicaManager, BrokerStats stats, StaticAssets assets, MetricsExporter metrics, EventStream events) {
+        this.replicaManager = replicaManager;
+        this.stats = stats;
         this.assets = assets;
         this.metrics = metrics;
         this.events = events;
@@ -131,7 +134,7 @@ final class DashboardHandler extends SimpleChannelInboundHandler<FullHttpRequest
             respond(ctx, request, text(HttpResponseStatus.FORBIDDEN, "cross-site request from " + origin + " refused"), true);
             return;
         }
-        int followers = broker.config().followers();
+        int followers = replicaManager.followers().count();
         final int id;
         try {
             id = Integer.parseInt(idText);
@@ -144,8 +147,8 @@ final class DashboardHandler extends SimpleChannelInboundHandler<FullHttpRequest
             return;
         }
         switch (action) {
-            case "stall" -> broker.stallReplica(id);
-            case "resume" -> broker.resumeReplica(id);
+            case "stall" -> replicaManager.followers().stall(id);
+            case "resume" -> replicaManager.followers().resume(id);
             default -> {
                 Long lagMs = lagMs(request.content().toString(StandardCharsets.UTF_8));
                 if (lagMs == null) {
@@ -153,14 +156,10 @@ final class DashboardHandler extends SimpleChannelInboundHandler<FullHttpRequest
                             "expected the form body lagMs=MS with MS a whole number in 0.." + MAX_LAG_MS), true);
                     return;
                 }
-                broker.setReplicaLag(id, lagMs);
+                replicaManager.followers().setLag(id, lagMs);
             }
         }
-        String state = new JsonWriter().beginObject()
-                .name("id").value(id)
-                .name("stalled").value(broker.isReplicaStalled(id))
-                .name("lagMs").value(broker.replicaLagMs(id))
-                .endObject().toString();
+        String state = Sampler.json(Sampler.Replica.of(replicaManager.followers(), id));
         respond(ctx, request, json(HttpResponseStatus.OK, state), true);
     }
 

@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * <p>Not thread-safe: confined to the HTTP event loop (its single thread runs the ticks and every
  * HTTP channel), which guards the history and the subscriber set.
  */
-final class EventStream {
+public final class EventStream {
     private static final Logger LOG = LoggerFactory.getLogger(EventStream.class);
 
     private final Sampler sampler;

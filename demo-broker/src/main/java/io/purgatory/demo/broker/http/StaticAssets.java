@@ -12,7 +12,7 @@ import java.util.Map;
  *
  * <p>Thread-safe: immutable after construction.
  */
-final class StaticAssets {
+public final class StaticAssets {
     /** One file: its bytes and {@code Content-Type}. */
     record Asset(byte[] bytes, String contentType) {
     }

@@ -1,0 +1,208 @@
+package io.purgatory.demo.broker.log;
+
+import io.purgatory.demo.broker.cluster.Partition;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
+import org.apache.kafka.common.record.internal.DefaultRecordBatch;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.MutableRecordBatch;
+
+/**
+ * One partition's log, in memory: the record batches as produced, each in its own buffer, keyed by
+ * base offset. {@link #append} copies a produce's batches out of the request, gives them their
+ * offsets with kafka-clients' {@link MutableRecordBatch#setLastOffset} (and leader epoch 0, the one
+ * metadata reports), and drops the oldest batches while the log holds more than
+ * {@code retentionBytes}, moving the log start offset. The newest batch always stays, so the log
+ * holds at most {@code retentionBytes} plus one batch (a batch is bounded by the request frame
+ * limit), whatever clients send.
+ *
+ * <p>Reads take whole batches: a read from offset {@code o} starts with the batch containing
+ * {@code o} (clients skip the records before their fetch offset, as with Kafka), and a byte count
+ * "from {@code o}" is counted from that batch's start, as Kafka's {@code positionDiff} does.
+ *
+ * <p>Not thread-safe: its {@link Partition} owns it and calls it only under the partition's lock,
+ * which guards {@code batches}, {@code sizeInBytes}, {@code logStartOffset} and
+ * {@code logEndOffset}. A batch's buffer is never written after {@link #append} returns, so the
+ * {@link MemoryRecords} that reads return may be used after the lock is released.
+ */
+public final class PartitionLog {
+    /** The leader epoch of every batch this log holds: the one metadata reports. */
+    public static final int LEADER_EPOCH = 0;
+
+    private final long retentionBytes;
+    private final NavigableMap<Long, MutableRecordBatch> batches = new TreeMap<>();
+    private long sizeInBytes;
+    private long logStartOffset;
+    private long logEndOffset;
+
+    public PartitionLog(long retentionBytes) {
+        this.retentionBytes = retentionBytes;
+    }
+
+    /**
+     * Appends validated v2 batches (the caller checked them; produce v3+ carries nothing else),
+     * copying each out of {@code records}, which the caller may release afterwards.
+     *
+     * @return the base offset of the first appended record; the new log end offset is
+     *     {@link #logEndOffset()}
+     */
+    public long append(MemoryRecords records) {
+        long base = logEndOffset;
+        for (MutableRecordBatch produced : records.batches()) {
+            ByteBuffer copy = ByteBuffer.allocate(produced.sizeInBytes());
+            produced.writeTo(copy);
+            copy.flip();
+            MutableRecordBatch batch = MemoryRecords.readableRecords(copy).batches().iterator().next();
+            batch.setLastOffset(logEndOffset + (produced.lastOffset() - produced.baseOffset()));
+            batch.setPartitionLeaderEpoch(LEADER_EPOCH);
+            batches.put(batch.baseOffset(), batch);
+            sizeInBytes += batch.sizeInBytes();
+            logEndOffset = batch.lastOffset() + 1;
+        }
+        while (sizeInBytes > retentionBytes && batches.size() > 1) {
+            MutableRecordBatch dropped = batches.pollFirstEntry().getValue();
+            sizeInBytes -= dropped.sizeInBytes();
+            logStartOffset = batches.firstKey();
+        }
+        return base;
+    }
+
+    public long logStartOffset() {
+        return logStartOffset;
+    }
+
+    public long logEndOffset() {
+        return logEndOffset;
+    }
+
+    /** Bytes the log holds. */
+    public long sizeInBytes() {
+        return sizeInBytes;
+    }
+
+    /** Whether {@code offset} can be read: from the log start offset to the log end offset, both included. */
+    public boolean inRange(long offset) {
+        return offset >= logStartOffset && offset <= logEndOffset;
+    }
+
+    /**
+     * The batches from the one containing {@code offset} up to {@code upTo} (exclusive; batches are
+     * never split, so only batches that end below it), at most {@code maxBytes} of them, but always
+     * the first one when {@code firstBatchAnyway} (Kafka returns at least one whole batch so that a
+     * batch larger than the limit cannot block a consumer).
+     *
+     * @param offset an offset {@link #inRange in range}
+     */
+    public MemoryRecords read(long offset, long upTo, int maxBytes, boolean firstBatchAnyway) {
+        List<MutableRecordBatch> taken = new ArrayList<>();
+        long bytes = 0;
+        for (MutableRecordBatch batch : from(offset).values()) {
+            if (batch.lastOffset() >= upTo || (bytes + batch.sizeInBytes() > maxBytes && !(taken.isEmpty() && firstBatchAnyway))) {
+                break;
+            }
+            taken.add(batch);
+            bytes += batch.sizeInBytes();
+        }
+        if (taken.isEmpty()) {
+            return MemoryRecords.EMPTY;
+        }
+        ByteBuffer buffer = ByteBuffer.allocate((int) bytes);
+        taken.forEach(batch -> batch.writeTo(buffer));
+        buffer.flip();
+        return MemoryRecords.readableRecords(buffer);
+    }
+
+    /**
+     * Bytes of the batches from the one containing {@code offset} that end below {@code upTo}, at
+     * most {@code limit}: what a fetch at {@code offset} would get, as Kafka's {@code DelayedFetch}
+     * counts it.
+     */
+    public long bytesAvailable(long offset, long upTo, long limit) {
+        long bytes = 0;
+        for (MutableRecordBatch batch : from(offset).values()) {
+            if (batch.lastOffset() >= upTo || bytes >= limit) {
+                break;
+            }
+            bytes += batch.sizeInBytes();
+        }
+        return Math.min(bytes, limit);
+    }
+
+    /**
+     * The high watermark at which a fetch at {@code offset} sees at least {@code minBytes} (counting
+     * at most {@code limit}), if it can be known now: the end of the batch where the batches already
+     * in the log reach {@code minBytes}; or, if they do not and any one further batch would (it is
+     * at least {@link DefaultRecordBatch#RECORD_BATCH_OVERHEAD} bytes), one past the log end offset.
+     *
+     * @return that high watermark, or -1 if it depends on batches not yet produced
+     */
+    public long highWatermarkForBytes(long offset, long minBytes, long limit) {
+        long bytes = 0;
+        for (MutableRecordBatch batch : from(offset).values()) {
+            bytes += batch.sizeInBytes();
+            if (Math.min(bytes, limit) >= minBytes) {
+                return batch.lastOffset() + 1;
+            }
+        }
+        return Math.min(bytes + DefaultRecordBatch.RECORD_BATCH_OVERHEAD, limit) >= minBytes ? logEndOffset + 1 : -1;
+    }
+
+    /**
+     * The first record below {@code upTo} whose timestamp is at least {@code timestamp}, as Kafka's
+     * {@code fetchOffsetByTimestamp} finds it, or null if there is none.
+     */
+    public OffsetAndTimestamp offsetForTimestamp(long timestamp, long upTo) {
+        for (MutableRecordBatch batch : batches.values()) {
+            if (batch.baseOffset() >= upTo) {
+                return null;
+            }
+            if (batch.maxTimestamp() >= timestamp) {
+                for (org.apache.kafka.common.record.internal.Record record : batch) {
+                    if (record.timestamp() >= timestamp) {
+                        return record.offset() < upTo ? new OffsetAndTimestamp(record.offset(), record.timestamp()) : null;
+                    }
+                }
+            }
+        }
+        return null;
+    }
+
+    /** The record with the largest timestamp below {@code upTo} (the first such), or null when there is none. */
+    public OffsetAndTimestamp offsetOfMaxTimestamp(long upTo) {
+        MutableRecordBatch latest = null;
+        for (MutableRecordBatch batch : batches.values()) {
+            if (batch.lastOffset() >= upTo) {
+                break;
+            }
+            if (latest == null || batch.maxTimestamp() > latest.maxTimestamp()) {
+                latest = batch;
+            }
+        }
+        if (latest == null) {
+            return null;
+        }
+        for (org.apache.kafka.common.record.internal.Record record : latest) {
+            if (record.timestamp() == latest.maxTimestamp()) {
+                return new OffsetAndTimestamp(record.offset(), record.timestamp());
+            }
+        }
+        return new OffsetAndTimestamp(latest.lastOffset(), latest.maxTimestamp());
+    }
+
+    /** An offset and its record's timestamp, for {@code ListOffsets}. Immutable. */
+    public record OffsetAndTimestamp(long offset, long timestamp) {
+    }
+
+    /** The batches from the one containing {@code offset}, or after it when no batch contains it (it is the log end offset). */
+    private NavigableMap<Long, MutableRecordBatch> from(long offset) {
+        Map.Entry<Long, MutableRecordBatch> containing = batches.floorEntry(offset);
+        if (containing == null) {
+            return batches;
+        }
+        return batches.tailMap(containing.getKey(), containing.getValue().lastOffset() >= offset);
+    }
+}

@@ -1,0 +1,219 @@
+package io.purgatory.demo.broker.network;
+
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.socket.SocketChannel;
+import io.purgatory.DelayedOperation;
+import io.purgatory.demo.broker.server.Responder;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.requests.RequestUtils;
+import org.apache.kafka.common.requests.ResponseHeader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One connection's responses in the order its requests arrived, as the Kafka protocol requires,
+ * although a parked produce may be answered long after a later {@code acks=1} one. A request
+ * reserves a slot when it arrives; its response is serialised in {@link Slot#send} on whichever
+ * thread answers, and the slot is filled on the event loop, which then fires
+ * {@link KafkaRequestHandler.ConnectionEvent#RESPONSE_READY} down the pipeline; its owner, the
+ * connection's {@link KafkaRequestHandler}, calls {@link #writeReady}, the one place responses are
+ * written. Filling always goes through the event loop's task queue, never inline, so a response
+ * given while a request is being handled cannot re-enter the handler.
+ *
+ * <p>When the connection closes, {@link #abandon} completes the parked produces its slots wait for,
+ * so that they leave the purgatory at once instead of at their timeout; responses that come after
+ * that are dropped without being serialised.
+ *
+ * <p>A response that cannot be built or serialized ({@link Slot#fail}) or written closes the
+ * connection once the responses before it are written: a slot is never left empty while later ones
+ * wait behind it.
+ *
+ * <p>Thread-safe by confinement: every method but {@link Slot#send} and {@link Slot#noResponse}
+ * runs on the channel's event loop, and so does every change to the queue and its slots;
+ * {@code abandoned} is volatile, written on the event loop.
+ */
+public final class ResponseQueue {
+    /** How long a half-closed connection waits for the client to close its side. */
+    static final long LINGER_MS = 1_000;
+    private static final Logger LOG = LoggerFactory.getLogger(ResponseQueue.class);
+
+    private final Channel channel;
+    private final ArrayDeque<Slot> slots = new ArrayDeque<>(); // event loop only
+    private ChannelFuture lastWrite; // event loop only
+    private boolean closing; // event loop only
+    private volatile boolean abandoned; // written on the event loop
+
+    ResponseQueue(Channel channel) {
+        this.channel = channel;
+    }
+
+    /** Reserves the next response slot; on the event loop. */
+    Slot reserve(RequestHeader header) {
+        Slot slot = new Slot(header);
+        slots.add(slot);
+        return slot;
+    }
+
+    /** Requests whose responses have not been written yet; on the event loop. */
+    int inFlight() {
+        return slots.size();
+    }
+
+    /**
+     * Ends the connection once every response written so far has been flushed, without losing them:
+     * it half-closes (FIN), so the client reads every response and then end-of-stream, and closes the
+     * channel when the client closes its side or after {@value #LINGER_MS} ms. Closing at once could
+     * send a reset instead (a request still arriving finds the socket gone), and a reset makes the
+     * client's kernel drop responses it had not read yet. Slots still empty are abandoned; frames that
+     * arrive from now on are read and dropped ({@link #isClosing()}). On the event loop.
+     */
+    void closeAfterFlush() {
+        closing = true;
+        if (lastWrite == null || lastWrite.isDone()) {
+            halfCloseThenLinger();
+        } else {
+            lastWrite.addListener(written -> halfCloseThenLinger());
+        }
+    }
+
+    /**
+     * The connection has closed: completes every parked produce a slot still waits for (its
+     * response goes nowhere) and drops the slots. On the event loop.
+     */
+    void abandon() {
+        abandoned = true;
+        List<DelayedOperation> awaited = new ArrayList<>();
+        for (Slot slot : slots) {
+            if (slot.awaited != null) {
+                awaited.add(slot.awaited);
+            }
+        }
+        slots.clear();
+        awaited.forEach(DelayedOperation::forceComplete);
+    }
+
+    /** Whether {@link #closeAfterFlush} was called: requests are no longer handled. On the event loop. */
+    boolean isClosing() {
+        return closing;
+    }
+
+    private void halfCloseThenLinger() {
+        if (!(channel instanceof SocketChannel) || !channel.isActive()) {
+            channel.close();
+            return;
+        }
+        ((SocketChannel) channel).shutdownOutput().addListener(shut ->
+                channel.eventLoop().schedule(() -> channel.close(), LINGER_MS, TimeUnit.MILLISECONDS));
+    }
+
+    /**
+     * Writes the responses of the filled slots at the head of the queue, in order, and flushes; the
+     * one place responses are written. On the event loop.
+     *
+     * @return whether any slot left the queue (so more requests may be handled)
+     */
+    boolean writeReady() {
+        boolean wrote = false;
+        boolean dequeued = false;
+        boolean failed = false;
+        while (!failed && !slots.isEmpty() && slots.peek().done) {
+            Slot head = slots.poll();
+            dequeued = true;
+            failed = head.failed;
+            if (head.bytes != null) {
+                lastWrite = channel.write(Unpooled.wrappedBuffer(head.bytes)).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+                wrote = true;
+            }
+        }
+        if (wrote) {
+            channel.flush();
+        }
+        if (failed) {
+            abandon(); // the slots behind it get no response: their parked produces leave the purgatory now
+            closeAfterFlush();
+        }
+        return dequeued;
+    }
+
+    /** One request's place in the response order. */
+    final class Slot implements Responder {
+        private final int correlationId; // the request's header is not kept: a parked produce's slot lives long
+        private final short apiVersion;
+        private final short responseHeaderVersion;
+        private ByteBuffer bytes; // event loop only
+        private boolean done; // event loop only
+        private boolean failed; // event loop only: no response, the connection closes here
+        private DelayedOperation awaited; // event loop only
+
+        private Slot(RequestHeader header) {
+            this.correlationId = header.correlationId();
+            this.apiVersion = header.apiVersion();
+            this.responseHeaderVersion = header.apiKey().responseHeaderVersion(header.apiVersion());
+        }
+
+        /** Serializes {@code response} in the request's version; one that does not serialize {@link #fail fails} the slot. */
+        @Override
+        public void send(AbstractResponse response) {
+            if (abandoned) {
+                return;
+            }
+            ResponseHeader responseHeader = new ResponseHeader(correlationId, responseHeaderVersion);
+            final ByteBuffer serialized;
+            try {
+                serialized = RequestUtils.serialize(responseHeader.data(), responseHeader.headerVersion(), response.data(), apiVersion);
+            } catch (RuntimeException e) {
+                fail(e);
+                return;
+            }
+            fill(serialized, false);
+        }
+
+        /** Sends {@code response} as version 0, whatever the request's version (ApiVersions fallback). */
+        void sendAsVersionZero(AbstractResponse response) {
+            ResponseHeader responseHeader = new ResponseHeader(correlationId, (short) 0);
+            fill(RequestUtils.serialize(responseHeader.data(), (short) 0, response.data(), (short) 0), false);
+        }
+
+        @Override
+        public void noResponse() {
+            fill(null, false);
+        }
+
+        /** The responses before this one are written, then the connection is closed as in {@link #closeAfterFlush}. */
+        @Override
+        public void fail(RuntimeException cause) {
+            LOG.warn("closing connection from {}: no response (v{}, correlation id {}) could be built: {}", channel.remoteAddress(),
+                    apiVersion, correlationId, cause.toString());
+            fill(null, true);
+        }
+
+        @Override
+        public void awaits(DelayedOperation operation) {
+            awaited = operation;
+        }
+
+        /** Fills the slot on the event loop, always through its task queue, and tells the pipeline. */
+        private void fill(ByteBuffer serialized, boolean failure) {
+            try {
+                channel.eventLoop().execute(() -> {
+                    bytes = serialized;
+                    failed = failure;
+                    done = true;
+                    channel.pipeline().fireUserEventTriggered(KafkaRequestHandler.ConnectionEvent.RESPONSE_READY);
+                });
+            } catch (RejectedExecutionException shutDown) {
+                // the event loop has stopped: the connection is gone and so is whoever waited
+            }
+        }
+    }
+}

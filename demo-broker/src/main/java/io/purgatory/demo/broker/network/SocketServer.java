@@ -1,0 +1,144 @@
+package io.purgatory.demo.broker.network;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.codec.LengthFieldPrepender;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.purgatory.demo.broker.config.BrokerConfig;
+import io.purgatory.demo.broker.metrics.BrokerStats;
+import io.purgatory.demo.broker.server.KafkaApis;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Kafka listener, like Kafka's {@code SocketServer}: accepts connections and gives each a
+ * pipeline of {@link ConnectionStatsHandler}, an idle timer, the length-prefixed framing and a
+ * {@link KafkaRequestHandler} in front of {@link KafkaApis}.
+ *
+ * <p>Frames are a 4-byte big-endian length and a request; a negative length or one above
+ * {@link BrokerConfig#maxFrameBytes()} closes that connection. Past
+ * {@link BrokerConfig#maxConnections()} open connections a new one is accepted and closed at once;
+ * a connection with nothing in flight that sends nothing for {@link BrokerConfig#idleTimeoutMs()}
+ * is closed. Refused connections and failing accepts (no file descriptors left) are logged at most
+ * once every {@value #WARNING_PERIOD_MS} ms.
+ *
+ * <p>Stopping takes two steps, so that the broker can answer parked requests in between:
+ * {@link #stopAccepting()}, then {@link #closeConnections()}, which lets every connection write
+ * what it owes, half-closes it and stops the event loops.
+ *
+ * <p>Thread-safe: {@code openConnections} is atomic, the channel group is thread-safe, and the
+ * other fields are final.
+ */
+public final class SocketServer {
+    /** A resource problem (connections refused, accepts failing) is logged at most once per this period. */
+    public static final long WARNING_PERIOD_MS = 10_000;
+    private static final Logger LOG = LoggerFactory.getLogger(SocketServer.class);
+    private static final long CLOSE_TIMEOUT_MS = 10_000;
+
+    private final EventLoopGroup acceptors;
+    private final EventLoopGroup workers;
+    private final ChannelGroup connections;
+    private final AtomicInteger openConnections = new AtomicInteger();
+    private final ThrottledWarning connectionsRefused = new ThrottledWarning(LOG::warn, WARNING_PERIOD_MS, System::nanoTime);
+    private final Channel serverChannel;
+
+    /**
+     * Binds {@link BrokerConfig#port()} and starts serving. When it cannot, it stops the event
+     * loops it started and throws.
+     *
+     * @throws IOException from bind, e.g. a {@link java.net.BindException} when the port is taken
+     */
+    public SocketServer(BrokerConfig config, KafkaApis apis, BrokerStats stats) throws IOException, InterruptedException {
+        this.acceptors = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("broker-accept", true), NioIoHandler.newFactory());
+        this.workers = new MultiThreadIoEventLoopGroup(0, new DefaultThreadFactory("broker-io", true), NioIoHandler.newFactory());
+        this.connections = new DefaultChannelGroup("connections", GlobalEventExecutor.INSTANCE);
+        ConnectionStatsHandler statsHandler = new ConnectionStatsHandler(stats);
+        try {
+            this.serverChannel = new ServerBootstrap()
+                    .group(acceptors, workers)
+                    .channel(NioServerSocketChannel.class)
+                    .handler(new AcceptErrorHandler(new ThrottledWarning(LOG::warn, WARNING_PERIOD_MS, System::nanoTime)))
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childHandler(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel channel) {
+                            if (openConnections.incrementAndGet() > config.maxConnections()) {
+                                openConnections.decrementAndGet();
+                                connectionsRefused.warn("refusing connections: " + config.maxConnections()
+                                        + " are open (--max-connections); a new one is closed at once");
+                                channel.close();
+                                return;
+                            }
+                            channel.closeFuture().addListener(closed -> openConnections.decrementAndGet());
+                            connections.add(channel);
+                            channel.pipeline()
+                                    .addLast("stats", statsHandler)
+                                    .addLast("idle", new IdleStateHandler(config.idleTimeoutMs(), 0, 0, TimeUnit.MILLISECONDS))
+                                    .addLast("frames", new LengthFieldBasedFrameDecoder(config.maxFrameBytes(), 0, 4, 0, 4))
+                                    .addLast("length", new LengthFieldPrepender(4))
+                                    .addLast("requests", new KafkaRequestHandler(apis, stats, config.maxInFlightPerConnection()));
+                        }
+                    })
+                    .bind(config.port())
+                    .sync()
+                    .channel();
+        } catch (Exception e) { // sync() rethrows bind's checked exceptions (a BindException) undeclared
+            shutDownEventLoops();
+            if (e instanceof IOException io) {
+                throw io;
+            }
+            if (e instanceof InterruptedException interrupted) {
+                throw interrupted;
+            }
+            throw e instanceof RuntimeException runtime ? runtime : new IllegalStateException(e);
+        }
+    }
+
+    /** The port the listener is bound to (the one picked when the configured port was 0). */
+    public int port() {
+        return ((InetSocketAddress) serverChannel.localAddress()).getPort();
+    }
+
+    /** Stops accepting connections; the open ones are served on. */
+    public void stopAccepting() {
+        serverChannel.close().awaitUninterruptibly();
+    }
+
+    /**
+     * Lets every connection write the responses it owes, then half-closes it so that its client
+     * reads them all (requests arriving now are dropped), closes it when the client closes its side
+     * or a second later, and stops the event loops. Waits at most {@value #CLOSE_TIMEOUT_MS} ms for
+     * the connections, then closes those still open.
+     */
+    public void closeConnections() {
+        for (Channel connection : connections) {
+            connection.pipeline().fireUserEventTriggered(KafkaRequestHandler.ConnectionEvent.CLOSE_AFTER_FLUSH); // runs on its event loop
+        }
+        if (!connections.newCloseFuture().awaitUninterruptibly(CLOSE_TIMEOUT_MS)) {
+            LOG.warn("connections still open after {} ms; closing them", CLOSE_TIMEOUT_MS);
+            connections.close().awaitUninterruptibly();
+        }
+        shutDownEventLoops();
+    }
+
+    private void shutDownEventLoops() {
+        acceptors.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+        workers.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+    }
+}

@@ -1,0 +1,146 @@
+package io.purgatory.demo.broker.server;
+
+import io.purgatory.demo.broker.cluster.Partition;
+import io.purgatory.demo.broker.metrics.BrokerStats;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.internals.Topic;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.InitProducerIdResponseData;
+import org.apache.kafka.common.message.MetadataRequestData.MetadataRequestTopic;
+import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseBroker;
+import org.apache.kafka.common.message.MetadataResponseData.MetadataResponsePartition;
+import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopic;
+import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.ApiVersionsResponse;
+import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.requests.InitProducerIdResponse;
+import org.apache.kafka.common.requests.ListOffsetsRequest;
+import org.apache.kafka.common.requests.MetadataRequest;
+import org.apache.kafka.common.requests.MetadataResponse;
+import org.apache.kafka.common.requests.ProduceRequest;
+import org.apache.kafka.common.requests.RequestHeader;
+
+/**
+ * Answers the requests the demo broker speaks: {@code ApiVersions}, {@code Metadata},
+ * {@code InitProducerId} (so the Java producer's default idempotent mode works: each call gets a
+ * fresh producer id; sequence numbers are not checked), and hands the others to their handlers:
+ * {@code Produce} ({@link ProduceHandler}), {@code Fetch} ({@link FetchHandler}) and
+ * {@code ListOffsets} ({@link ListOffsetsHandler}), in every version kafka-clients supports.
+ * Topics are never created on demand. No group APIs: consumers {@code assign()} partitions. A
+ * request whose handling or response fails goes to {@link Responder#fail}.
+ *
+ * <p>Thread-safe: stateless apart from the atomic producer id counter.
+ */
+public final class KafkaApis {
+    public static final Set<ApiKeys> SUPPORTED = EnumSet.of(ApiKeys.API_VERSIONS, ApiKeys.METADATA, ApiKeys.INIT_PRODUCER_ID, ApiKeys.PRODUCE,
+            ApiKeys.FETCH, ApiKeys.LIST_OFFSETS);
+    static final String CLUSTER_ID = "purgatory-demo-cluster";
+
+    private final ReplicaManager replicaManager;
+    private final ProduceHandler produceHandler;
+    private final FetchHandler fetchHandler;
+    private final ListOffsetsHandler listOffsetsHandler;
+    private final AtomicLong producerIds = new AtomicLong();
+
+    public KafkaApis(ReplicaManager replicaManager, BrokerStats stats) {
+        this.replicaManager = replicaManager;
+        this.produceHandler = new ProduceHandler(replicaManager);
+        this.fetchHandler = new FetchHandler(replicaManager, stats);
+        this.listOffsetsHandler = new ListOffsetsHandler(replicaManager);
+    }
+
+    /**
+     * Handles one request; the response goes to {@code responder}, now or (for a parked produce or
+     * fetch) later from another thread. An {@code acks=0} produce gets {@link Responder#noResponse()};
+     * a failure to handle the request or build its response gets {@link Responder#fail}.
+     *
+     * @param advertisedHost host and port clients reach this broker on, for metadata
+     */
+    public void handle(RequestHeader header, AbstractRequest request, String advertisedHost, int advertisedPort, Responder responder) {
+        try {
+            dispatch(header, request, advertisedHost, advertisedPort, responder);
+        } catch (RuntimeException e) {
+            responder.fail(e);
+        }
+    }
+
+    private void dispatch(RequestHeader header, AbstractRequest request, String advertisedHost, int advertisedPort, Responder responder) {
+        switch (header.apiKey()) {
+            case API_VERSIONS:
+                responder.send(apiVersions(Errors.NONE));
+                break;
+            case METADATA:
+                responder.send(metadata((MetadataRequest) request, advertisedHost, advertisedPort));
+                break;
+            case INIT_PRODUCER_ID:
+                responder.send(new InitProducerIdResponse(new InitProducerIdResponseData()
+                        .setProducerId(producerIds.getAndIncrement())
+                        .setProducerEpoch((short) 0)));
+                break;
+            case PRODUCE:
+                produceHandler.handle((ProduceRequest) request, responder);
+                break;
+            case FETCH:
+                fetchHandler.handle((FetchRequest) request, responder);
+                break;
+            case LIST_OFFSETS:
+                responder.send(listOffsetsHandler.handle((ListOffsetsRequest) request));
+                break;
+            default:
+                throw new IllegalArgumentException("unsupported API " + header.apiKey());
+        }
+    }
+
+    /** The answer to {@code ApiVersions}: the supported APIs and their version ranges. */
+    public static ApiVersionsResponse apiVersions(Errors error) {
+        ApiVersionsResponseData.ApiVersionCollection versions = new ApiVersionsResponseData.ApiVersionCollection();
+        for (ApiKeys api : SUPPORTED) {
+            versions.add(ApiVersionsResponse.toApiVersion(api));
+        }
+        return new ApiVersionsResponse(new ApiVersionsResponseData().setErrorCode(error.code()).setApiKeys(versions));
+    }
+
+    private MetadataResponse metadata(MetadataRequest request, String host, int port) {
+        MetadataResponseData data = new MetadataResponseData()
+                .setClusterId(CLUSTER_ID)
+                .setControllerId(Partition.LEADER_ID);
+        data.brokers().add(new MetadataResponseBroker().setNodeId(Partition.LEADER_ID).setHost(host).setPort(port));
+        List<MetadataRequestTopic> requested = request.data().topics();
+        if (requested == null) {
+            replicaManager.topics().forEach(topic -> data.topics().add(describe(topic)));
+        } else {
+            for (MetadataRequestTopic wanted : requested) {
+                ReplicaManager.Topic topic = wanted.name() != null ? replicaManager.topic(wanted.name()) : replicaManager.topic(wanted.topicId());
+                Errors error = wanted.name() == null ? Errors.UNKNOWN_TOPIC_ID
+                        : Topic.isValid(wanted.name()) ? Errors.UNKNOWN_TOPIC_OR_PARTITION : Errors.INVALID_TOPIC_EXCEPTION;
+                data.topics().add(topic != null ? describe(topic) : new MetadataResponseTopic()
+                        .setName(TopicNames.echoable(wanted.name()))
+                        .setTopicId(wanted.topicId() != null ? wanted.topicId() : Uuid.ZERO_UUID)
+                        .setErrorCode(error.code()));
+            }
+        }
+        return new MetadataResponse(data, request.version());
+    }
+
+    private static MetadataResponseTopic describe(ReplicaManager.Topic topic) {
+        List<MetadataResponsePartition> partitions = new ArrayList<>();
+        for (Partition partition : topic.partitions()) {
+            partitions.add(new MetadataResponsePartition()
+                    .setPartitionIndex(partition.topicPartition().partition())
+                    .setLeaderId(Partition.LEADER_ID)
+                    .setLeaderEpoch(0)
+                    .setReplicaNodes(partition.replicas())
+                    .setIsrNodes(partition.isr()));
+        }
+        return new MetadataResponseTopic().setName(topic.name()).setTopicId(topic.id()).setPartitions(partitions);
+    }
+
+}
