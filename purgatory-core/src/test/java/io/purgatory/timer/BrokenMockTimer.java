@@ -47,6 +47,11 @@ public final class BrokenMockTimer extends TaskHost implements Timer {
         if (!task.claim(this)) {
             return;
         }
+        start(task, deadlineAfter(task.delayMs()));
+    }
+
+    @Override
+    void start(TimerTask task, long deadlineMs) {
         TaskList bucket;
         synchronized (this) {
             if (closed) {
@@ -56,9 +61,8 @@ public final class BrokenMockTimer extends TaskHost implements Timer {
             if (!task.transition(TimerTask.QUEUED, TimerTask.SCHEDULED)) {
                 return;
             }
-            long deadline = now + Math.min(task.delayMs(), Long.MAX_VALUE - now);
-            task.dueTick = deadline;
-            bucket = byDeadline.computeIfAbsent(deadline, d -> new TaskList());
+            task.dueTick = deadlineMs;
+            bucket = byDeadline.computeIfAbsent(deadlineMs, d -> new TaskList());
             size++;
             if (bug != Bug.LINKS_OUTSIDE_MONITOR) {
                 bucket.add(task);
@@ -66,6 +70,35 @@ public final class BrokenMockTimer extends TaskHost implements Timer {
             }
         }
         bucket.add(task); // the bug: the bucket may have been emptied and unmapped since
+    }
+
+    @Override
+    synchronized void reschedule(TimerTask task, long deadlineMs) {
+        if (closed) {
+            task.transition(TimerTask.FIRING, TimerTask.EXPIRED);
+            return;
+        }
+        if (task.transition(TimerTask.FIRING, TimerTask.SCHEDULED)) {
+            task.dueTick = deadlineMs;
+            byDeadline.computeIfAbsent(deadlineMs, d -> new TaskList()).add(task);
+        }
+    }
+
+    @Override
+    synchronized void finished(TimerTask task) {
+        if (task.transition(TimerTask.FIRING, TimerTask.EXPIRED) && !closed) {
+            size--;
+        }
+    }
+
+    @Override
+    synchronized long deadlineAfter(long delayMs) {
+        return now + Math.min(delayMs, Long.MAX_VALUE - now);
+    }
+
+    @Override
+    long deadlineMsOfTick(long dueTick) {
+        return dueTick;
     }
 
     /** As {@link MockTimer#advance}. */
@@ -87,15 +120,11 @@ public final class BrokenMockTimer extends TaskHost implements Timer {
                 if (first.getValue().isEmpty()) {
                     byDeadline.remove(first.getKey());
                 }
-                if (task == null) {
-                    continue;
+                boolean fired = bug == Bug.RUNS_WITHOUT_CLAIM ? !task.isCancelled() : task.fire();
+                if (!fired || !task.recurs()) {
+                    size--;
                 }
-                size--;
-                if (bug == Bug.RUNS_WITHOUT_CLAIM) {
-                    if (task.isCancelled()) {
-                        continue;
-                    }
-                } else if (!task.transition(TimerTask.SCHEDULED, TimerTask.EXPIRED)) {
+                if (!fired) {
                     continue;
                 }
             }
@@ -117,8 +146,15 @@ public final class BrokenMockTimer extends TaskHost implements Timer {
 
     @Override
     synchronized void cancelled(TimerTask task, int previousState) {
+        if (closed) {
+            return;
+        }
+        if (previousState == TimerTask.FIRING) {
+            size--;
+            return;
+        }
         TaskList list = task.list;
-        if (list == null || closed) {
+        if (list == null) {
             return;
         }
         list.remove(task);
