@@ -1,6 +1,8 @@
 package io.purgatory.demo.broker;
 
 import io.purgatory.demo.broker.config.BrokerConfig;
+import io.purgatory.demo.broker.coordinator.GroupCoordinator;
+import io.purgatory.demo.broker.coordinator.GroupCoordinatorConfig;
 import io.purgatory.demo.broker.metrics.BrokerStats;
 import io.purgatory.demo.broker.network.SocketServer;
 import io.purgatory.demo.broker.replication.SimulatedFollowers;
@@ -16,11 +18,14 @@ import org.slf4j.LoggerFactory;
  * {@link ReplicaManager} whose {@code acks=-1} produces wait in the {@code produce}
  * {@link io.purgatory.DelayedOperationPurgatory} for the {@link SimulatedFollowers}, and whose
  * long-polling fetches wait in the {@code fetch} purgatory for the high watermark to bring them
- * data. What the dashboard and tests read comes from the parts that own it:
- * {@link #replicaManager()} (partitions, purgatories), {@link #followers()} (stall, resume, lag)
- * and {@link #stats()} (the listener's counters).
+ * data; and of a {@link GroupCoordinator} whose rebalances wait in the {@code rebalance} purgatory and
+ * whose member sessions wait in the {@code heartbeat} purgatory. What the dashboard and tests read
+ * comes from the parts that own it: {@link #replicaManager()} (partitions, purgatories),
+ * {@link #coordinator()} (groups, offsets), {@link #followers()} (stall, resume, lag) and
+ * {@link #stats()} (the listener's counters).
  *
- * <p>{@link #close()} loses no request: it stops accepting, answers every parked produce (the
+ * <p>{@link #close()} loses no request: it stops accepting, answers every parked JoinGroup and
+ * SyncGroup with {@code NOT_COORDINATOR} (a Kafka client looks for the coordinator again), every parked produce (the
  * partitions still waiting get {@code NOT_LEADER_OR_FOLLOWER}, as from a Kafka leader that moves
  * away) and every parked fetch (with what is there), then lets each connection write what it owes
  * and closes it ({@link SocketServer#closeConnections()}).
@@ -33,17 +38,20 @@ public final class DemoBroker implements AutoCloseable {
 
     private final BrokerConfig config;
     private final ReplicaManager replicaManager;
+    private final GroupCoordinator coordinator;
     private final BrokerStats stats = new BrokerStats();
     private final SocketServer socketServer;
     private final Object closeLock = new Object();
     private boolean closed; // guarded by closeLock
 
-    private DemoBroker(BrokerConfig config) throws IOException, InterruptedException {
+    private DemoBroker(BrokerConfig config, GroupCoordinatorConfig groupConfig) throws IOException, InterruptedException {
         this.config = config;
         this.replicaManager = new ReplicaManager(config);
+        this.coordinator = new GroupCoordinator(groupConfig);
         try {
-            this.socketServer = new SocketServer(config, new KafkaApis(replicaManager, stats), stats);
+            this.socketServer = new SocketServer(config, new KafkaApis(replicaManager, coordinator, stats), stats);
         } catch (IOException | InterruptedException | RuntimeException e) {
+            coordinator.close();
             replicaManager.close();
             throw e;
         }
@@ -56,7 +64,12 @@ public final class DemoBroker implements AutoCloseable {
      * @throws IOException from bind, e.g. a {@link java.net.BindException} when the port is taken
      */
     public static DemoBroker start(BrokerConfig config) throws IOException, InterruptedException {
-        DemoBroker broker = new DemoBroker(config);
+        return start(config, GroupCoordinatorConfig.DEFAULTS);
+    }
+
+    /** {@link #start(BrokerConfig)} with the group coordinator's settings. */
+    public static DemoBroker start(BrokerConfig config, GroupCoordinatorConfig groupConfig) throws IOException, InterruptedException {
+        DemoBroker broker = new DemoBroker(config, groupConfig);
         LOG.info("demo broker listening on port {}: topics {}, {} follower(s) per partition, replica lag {}±{} ms, min.insync.replicas {}",
                 broker.port(), config.topics(), config.followers(), config.replicaLagMs(), config.replicaLagJitterMs(),
                 config.minInsyncReplicas());
@@ -75,6 +88,11 @@ public final class DemoBroker implements AutoCloseable {
     /** The partitions, their logs and ISRs, and the produce and fetch purgatories. */
     public ReplicaManager replicaManager() {
         return replicaManager;
+    }
+
+    /** The group coordinator: groups, members, committed offsets, the rebalance and heartbeat purgatories. */
+    public GroupCoordinator coordinator() {
+        return coordinator;
     }
 
     /** The simulated follower replicas: stall, resume, lag. */
@@ -99,6 +117,7 @@ public final class DemoBroker implements AutoCloseable {
         LOG.info("demo broker shutting down: answering {} parked produce and {} parked fetch request(s)",
                 replicaManager.producePurgatoryMetrics().delayed(), replicaManager.fetchPurgatoryMetrics().delayed());
         socketServer.stopAccepting();
+        coordinator.close();
         replicaManager.close();
         socketServer.closeConnections();
         LOG.info("demo broker stopped");

@@ -188,7 +188,7 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
         }
         InetSocketAddress local = (InetSocketAddress) ctx.channel().localAddress();
         stats.onRequest(api);
-        apis.handle(header, request, local.getHostString(), local.getPort(), new CountingResponder(api, responses.reserve(header), stats));
+        apis.handle(header, request, local.getHostString(), local.getPort(), String.valueOf(ctx.channel().remoteAddress()), new CountingResponder(api, responses.reserve(header), stats));
     }
 
     private void close(String reason) {
