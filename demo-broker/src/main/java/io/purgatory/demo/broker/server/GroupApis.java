@@ -243,7 +243,7 @@ final class GroupApis {
             }
             List<DescribedGroupMember> members = new ArrayList<>();
             group.members().forEach(m -> members.add(DescribeGroupsResponse.groupMember(m.memberId(), m.groupInstanceId(), m.clientId(),
-                    m.clientHost(), m.metadata(), m.assignment())));
+                    m.clientHost(), m.assignment(), m.metadata())));
             DescribedGroup described = DescribeGroupsResponse.groupMetadata(group.groupId(), Errors.NONE, group.state().kafkaName(),
                     group.protocolType(), group.state() == GroupState.STABLE ? group.protocolName() : "", members,
                     DescribeGroupsResponse.AUTHORIZED_OPERATIONS_OMITTED);
