@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The lock built into {@link DelayedOperation}: re-entrant, exclusive, owner-checked, interrupt-preserving. */
@@ -77,6 +78,7 @@ class DelayedOperationLockTest {
         assertTrue(interruptKept.get());
     }
 
+    @Tag("stress")
     @Test
     void manyThreadsIncrementUnderTheLockWithoutLosingAnUpdate() throws Exception {
         int threads = 4;

@@ -35,6 +35,7 @@ import javax.management.ObjectName;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 
@@ -643,6 +644,7 @@ class DelayedOperationPurgatoryTest {
      * KAFKA-19312: forceComplete (from outside, or from the timer's expiry) must not run onComplete
      * while another thread is inside tryComplete of the same operation.
      */
+    @Tag("stress")
     @Test
     void tryCompleteAndOnCompleteNeverRunAtTheSameTime() throws Exception {
         LongAdder overlaps = new LongAdder();
@@ -777,6 +779,7 @@ class DelayedOperationPurgatoryTest {
      * Two operations whose onComplete each call checkAndComplete on the other's key, completed at the
      * same moment from two threads: with blocking locks this is a lock-order deadlock.
      */
+    @Tag("stress")
     @Test
     void onCompleteCallingCheckAndCompleteOnAnotherKeyDoesNotDeadlock() throws Exception {
         int iterations = 500;

@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -164,6 +165,7 @@ class LatencyHistogramTest {
         assertEquals(10, histogram.valueAtPercentileMs(100));
     }
 
+    @Tag("stress")
     @Test
     void concurrentRecordsAreAllCounted() throws Exception {
         int threads = 4;

@@ -2,24 +2,24 @@ package io.purgatory.demo.broker;
 
 import io.purgatory.demo.broker.cluster.Partition;
 import io.purgatory.demo.broker.config.BrokerConfig;
+import io.purgatory.demo.broker.config.Range;
 import io.purgatory.demo.broker.http.DashboardServer;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -69,71 +69,17 @@ public final class BrokerMain implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--port", paramLabel = "PORT", defaultValue = "" + BrokerConfig.DEFAULT_PORT,
-            description = "TCP port to listen on; 0 picks a free port (logged, and written to --port-file). Default: ${DEFAULT-VALUE}.")
-    int port;
+    @Mixin
+    BrokerConfig config;
 
     @Option(names = "--port-file", paramLabel = "FILE",
             description = "Write the port to FILE once the broker listens (for scripts that start it with --port 0).")
     Path portFile;
 
-    @Option(names = "--topic", paramLabel = "NAME:PARTITIONS", converter = TopicSpec.Converter.class,
-            description = "A topic to serve, with its partition count (NAME alone: " + TopicSpec.DEFAULT_PARTITIONS
-                    + " partition); repeatable. Default: " + BrokerConfig.DEFAULT_TOPIC + ":" + BrokerConfig.DEFAULT_PARTITIONS + ".")
-    List<TopicSpec> topics = new ArrayList<>();
-
-    @Option(names = "--replicas", paramLabel = "N", defaultValue = "2",
-            description = "Simulated follower replicas per partition, ids 1..N (the leader is replica 0). Default: ${DEFAULT-VALUE}.")
-    int followers;
-
-    @Option(names = "--replica-lag-ms", paramLabel = "MS", defaultValue = "5",
-            description = "Mean delay before a follower fetches an append. Default: ${DEFAULT-VALUE}.")
-    long replicaLagMs;
-
-    @Option(names = "--replica-lag-jitter-ms", paramLabel = "MS", defaultValue = "2",
-            description = "Each fetch lag is uniform in [mean - jitter, mean + jitter]. Default: ${DEFAULT-VALUE}.")
-    long replicaLagJitterMs;
-
-    @Option(names = "--stall-replica", paramLabel = "ID",
-            description = "Follower that stalls (fetches nothing), on every partition; repeatable.")
-    List<Integer> stalledReplicas = new ArrayList<>();
-
-    @Option(names = "--stall-ms", paramLabel = "MS", defaultValue = "0",
-            description = "How long each stall lasts; 0 = the stalled replicas never resume. Default: ${DEFAULT-VALUE}.")
-    long stallMs;
-
-    @Option(names = "--healthy-ms", paramLabel = "MS", defaultValue = "3000",
-            description = "With --stall-ms: fetching time before the first stall and between stalls. Default: ${DEFAULT-VALUE}.")
-    long healthyMs;
-
-    @Option(names = "--stall-after-ms", paramLabel = "MS", defaultValue = "0",
-            description = "Without --stall-ms: the stalled replicas fetch for MS, then stall for good (start a client first,"
-                    + " then watch its produces park). Default: ${DEFAULT-VALUE}.")
-    long stallAfterMs;
-
-    @Option(names = "--replica-lag-time-max-ms", paramLabel = "MS", defaultValue = "30000",
-            description = "A follower not caught up for this long leaves the ISR (Kafka's replica.lag.time.max.ms)."
-                    + " Default: ${DEFAULT-VALUE}.")
-    long replicaLagTimeMaxMs;
-
-    @Option(names = "--min-insync-replicas", paramLabel = "N", defaultValue = "2",
-            description = "acks=-1 needs this many in-sync replicas, leader included (min.insync.replicas);"
-                    + " below it, produces get NOT_ENOUGH_REPLICAS. Default: ${DEFAULT-VALUE}.")
-    int minInsyncReplicas;
-
-    @Option(names = "--max-frame-bytes", paramLabel = "BYTES", defaultValue = "16777216",
-            description = "Largest request accepted; a bigger or negative length prefix closes that connection."
-                    + " Default: ${DEFAULT-VALUE}.")
-    int maxFrameBytes;
-
-    @Option(names = "--max-in-flight-per-connection", paramLabel = "N", defaultValue = "1024",
-            description = "A connection with N requests awaiting responses is not read from until one is answered"
-                    + " (Kafka reads one at a time). Default: ${DEFAULT-VALUE}.")
-    int maxInFlightPerConnection;
-
     @Option(names = "--http-port", paramLabel = "PORT", defaultValue = "8080",
             description = "Port of the live dashboard (/), its Prometheus metrics (/metrics) and the replica controls;"
                     + " 0 picks a free port (logged, and written to --http-port-file), -1 turns HTTP off. Default: ${DEFAULT-VALUE}.")
+    @Range(min = -1, max = 65_535)
     int httpPort;
 
     @Option(names = "--http-host", paramLabel = "ADDRESS", defaultValue = "127.0.0.1",
@@ -144,26 +90,6 @@ public final class BrokerMain implements Callable<Integer> {
     @Option(names = "--http-port-file", paramLabel = "FILE",
             description = "Write the dashboard's port to FILE once it listens (for scripts that start it with --http-port 0).")
     Path httpPortFile;
-
-    @Option(names = "--retention-bytes", paramLabel = "BYTES", defaultValue = "" + BrokerConfig.DEFAULT_RETENTION_BYTES,
-            description = "Bytes of record batches each partition keeps in memory; the oldest are dropped beyond it"
-                    + " (the log start offset moves; fetching below it gets OFFSET_OUT_OF_RANGE). Default: ${DEFAULT-VALUE}.")
-    long retentionBytes;
-
-    @Option(names = "--max-parked-requests", paramLabel = "N", defaultValue = "100000",
-            description = "acks=-1 produces waiting for replicas, all connections together; past N one is answered at once"
-                    + " with THROTTLING_QUOTA_EXCEEDED (retriable) and nothing is appended. Default: ${DEFAULT-VALUE}.")
-    int maxParkedRequests;
-
-    @Option(names = "--max-connections", paramLabel = "N", defaultValue = "1000",
-            description = "Open client connections; past N a new one is accepted and closed at once (logged at most once"
-                    + " every 10 s). Keep it below the open file limit (ulimit -n). Default: ${DEFAULT-VALUE}.")
-    int maxConnections;
-
-    @Option(names = "--idle-timeout-ms", paramLabel = "MS", defaultValue = "600000",
-            description = "A connection with no request in flight that sends nothing for MS is closed (Kafka's"
-                    + " connections.max.idle.ms). Default: ${DEFAULT-VALUE}.")
-    long idleTimeoutMs;
 
     @Option(names = "--console",
             description = "Read commands from standard input: 'stall ID', 'resume ID', 'isr', 'quit'.")
@@ -184,11 +110,7 @@ public final class BrokerMain implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        BrokerConfig config = config();
-        if (httpPort < -1 || httpPort > 65_535) {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                    "--http-port must be -1 (off), 0 (a free port) or 1..65535, was " + httpPort);
-        }
+        checkOptions();
         final DemoBroker broker;
         try {
             broker = DemoBroker.start(config);
@@ -243,52 +165,36 @@ public final class BrokerMain implements Callable<Integer> {
         return 0;
     }
 
-    private BrokerConfig config() {
-        BrokerConfig.Builder builder = BrokerConfig.builder()
-                .port(port)
-                .followers(followers)
-                .replicaLag(replicaLagMs, replicaLagJitterMs)
-                .stallCycle(stallMs, healthyMs)
-                .stallAfterMs(stallAfterMs)
-                .replicaLagTimeMaxMs(replicaLagTimeMaxMs)
-                .minInsyncReplicas(minInsyncReplicas)
-                .maxFrameBytes(maxFrameBytes)
-                .maxInFlightPerConnection(maxInFlightPerConnection)
-                .retentionBytes(retentionBytes)
-                .maxParkedRequests(maxParkedRequests)
-                .maxConnections(maxConnections)
-                .idleTimeoutMs(idleTimeoutMs);
-        topics.forEach(topic -> builder.topic(topic.name(), topic.partitions()));
-        stalledReplicas.forEach(builder::stallReplica);
-        checkOptionsTogether();
+    /**
+     * Checks every option before anything starts, naming the options as the user typed them: each
+     * broker setting and the dashboard's, then what one option cannot tell alone.
+     */
+    private void checkOptions() {
         try {
-            return builder.build();
+            Range.Checks.check(this);
+            config.validate();
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
+        boolean stalls = !config.stalledReplicas().isEmpty();
+        require(stalls || !given("--stall-ms"), "--stall-ms does nothing without --stall-replica");
+        require(stalls || !given("--healthy-ms"), "--healthy-ms does nothing without --stall-replica");
+        require(stalls || !given("--stall-after-ms"), "--stall-after-ms does nothing without --stall-replica");
+        require(config.stallMs() > 0 || !given("--healthy-ms"),
+                "--healthy-ms does nothing without --stall-ms: a stall without --stall-ms lasts until the end");
+        if (httpPort >= 0) {
+            require(isLocalAddress(httpHost), "--http-host " + httpHost + " is not an address of this machine");
+        }
     }
 
-    /** Checks what one option cannot tell alone, naming the options as the user typed them. */
-    private void checkOptionsTogether() {
-        Set<String> names = new HashSet<>();
-        for (TopicSpec topic : topics) {
-            require(names.add(topic.name()), "--topic " + topic.name() + " is given twice");
+    /** Whether the dashboard can listen on {@code host}: the wildcard or an address of one of this machine's interfaces. */
+    private static boolean isLocalAddress(String host) {
+        try {
+            InetAddress address = InetAddress.getByName(host);
+            return address.isAnyLocalAddress() || address.isLoopbackAddress() || NetworkInterface.getByInetAddress(address) != null;
+        } catch (IOException e) {
+            return false;
         }
-        require(stalledReplicas.size() > 0 || !given("--stall-ms"), "--stall-ms does nothing without --stall-replica");
-        require(stalledReplicas.size() > 0 || !given("--healthy-ms"), "--healthy-ms does nothing without --stall-replica");
-        require(stalledReplicas.size() > 0 || !given("--stall-after-ms"), "--stall-after-ms does nothing without --stall-replica");
-        require(stallMs == 0 || !given("--stall-after-ms"),
-                "--stall-after-ms is for a stall that lasts: with --stall-ms, --healthy-ms is the time before the first stall");
-        require(stallMs > 0 || !given("--healthy-ms"),
-                "--healthy-ms does nothing without --stall-ms: a stall without --stall-ms lasts until the end");
-        require(replicaLagJitterMs <= replicaLagMs, "--replica-lag-jitter-ms " + replicaLagJitterMs + " must not exceed --replica-lag-ms "
-                + replicaLagMs + ": a follower's lag is uniform in [lag - jitter, lag + jitter]");
-        require(followers < 0 || minInsyncReplicas <= followers + 1, given("--min-insync-replicas")
-                ? "--min-insync-replicas " + minInsyncReplicas + " needs --replicas " + (minInsyncReplicas - 1)
-                        + " or more (followers besides the leader), but --replicas is " + followers
-                : "--replicas " + followers + " leaves " + (followers + 1) + " replica(s) with the leader, fewer than"
-                        + " --min-insync-replicas " + minInsyncReplicas + " (the default): add --min-insync-replicas "
-                        + Math.max(1, followers + 1) + ", or more --replicas");
     }
 
     private boolean given(String option) {
@@ -359,31 +265,5 @@ public final class BrokerMain implements Callable<Integer> {
         } catch (NumberFormatException e) {
             return 0;
         }
-    }
-
-    /** A {@code --topic NAME:PARTITIONS} value. */
-    record TopicSpec(String name, int partitions) {
-        /** Parses {@code NAME:PARTITIONS}, or {@code NAME} alone for {@value #DEFAULT_PARTITIONS} partition. */
-        static final class Converter implements CommandLine.ITypeConverter<TopicSpec> {
-            @Override
-            public TopicSpec convert(String value) {
-                String[] parts = value.split(":", -1);
-                if (parts.length == 1) {
-                    return new TopicSpec(value, DEFAULT_PARTITIONS);
-                }
-                try {
-                    if (parts.length == 2) {
-                        return new TopicSpec(parts[0], Integer.parseInt(parts[1]));
-                    }
-                } catch (NumberFormatException e) {
-                    // the message below
-                }
-                throw new CommandLine.TypeConversionException("expected NAME:PARTITIONS, e.g. demo:3 (NAME alone: "
-                        + DEFAULT_PARTITIONS + " partition), but was '" + value + "'");
-            }
-        }
-
-        /** Partitions of a topic given by name alone, as Kafka's {@code num.partitions} default. */
-        static final int DEFAULT_PARTITIONS = 1;
     }
 }

@@ -1,6 +1,6 @@
 package io.purgatory.demo.broker;
 
-import io.purgatory.demo.broker.config.BrokerConfig;
+import io.purgatory.demo.broker.config.TopicSpec;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -11,7 +11,9 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -19,6 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The command line: help, option errors, a port that is taken. */
 class BrokerMainTest {
+    @RegisterExtension
+    final BrokerExtension brokers = new BrokerExtension();
     private final StringWriter out = new StringWriter();
     private final StringWriter err = new StringWriter();
 
@@ -42,6 +46,11 @@ class BrokerMainTest {
     }
 
     @Test
+    void docsDemoMdTablesEveryOptionWithItsDefault() throws Exception {
+        DocumentedOptions.assertDocumented(BrokerMain.commandLine().getCommandSpec(), "demo-broker");
+    }
+
+    @Test
     void aBadOptionIsReportedInTwoLinesWithExitCodeTwo() {
         assertEquals(2, run("--topic", "demo:x"));
         assertEquals("demo-broker: Invalid value for option '--topic' (NAME:PARTITIONS): expected NAME:PARTITIONS, e.g. demo:3"
@@ -50,18 +59,25 @@ class BrokerMainTest {
     }
 
     @Test
-    void anImpossibleConfigurationIsAnOptionError() {
-        assertEquals(2, run("--replicas", "1", "--stall-replica", "2"));
-        assertTrue(err.toString().startsWith("demo-broker: stalled replica 2 does not exist: followers are 1..1"), err.toString());
+    void valuesOutOfRangeAreOptionErrorsNamingTheOptionAndTheValue() {
+        assertOptionError("--http-port must be -1..65535, was 70000", "--port", "0", "--http-port", "70000");
+        assertOptionError("--port must be 0..65535, was 65536", "--port", "65536");
+        assertOptionError("--replicas must be >= 0, was -1", "--replicas", "-1");
+        assertOptionError("--stall-ms must be >= 0, was -1", "--stall-replica", "2", "--stall-ms", "-1");
+        assertOptionError("--max-frame-bytes must be >= 1024, was 1023", "--max-frame-bytes", "1023");
+        assertOptionError("--idle-timeout-ms must be >= 1, was 0", "--idle-timeout-ms", "0");
     }
 
     @Test
-    void anHttpPortOutOfRangeIsAnOptionError() {
-        assertEquals(2, run("--port", "0", "--http-port", "70000"));
-        assertTrue(err.toString().startsWith("demo-broker: --http-port must be -1 (off), 0 (a free port) or 1..65535, was 70000"),
-                err.toString());
+    void aDashboardAddressThatIsNotThisMachinesIsAnOptionErrorBeforeAnythingStarts() {
+        // 999.1.1.1 is no IPv4 address (so a name that does not resolve); 192.0.2.1 is TEST-NET-1, on no interface here
+        assertOptionError("--http-host 999.1.1.1 is not an address of this machine", "--port", "0", "--http-port", "0",
+                "--http-host", "999.1.1.1");
+        assertOptionError("--http-host 192.0.2.1 is not an address of this machine", "--port", "0", "--http-port", "0",
+                "--http-host", "192.0.2.1");
     }
 
+    @Tag("integration")
     @Test
     void aDashboardPortInUseIsOneLineAndExitCodeOne() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
@@ -80,10 +96,15 @@ class BrokerMainTest {
         assertOptionError(topicValue + "'demo:'", "--topic", "demo:");
         assertOptionError("topic name 'bad name!' is not valid: use 1 to 249 of a-z A-Z 0-9 . _ - (Kafka's rule)", "--topic", "bad name!:3");
         assertOptionError("--topic demo is given twice", "--topic", "demo:3", "--topic", "demo:4");
-        assertOptionError("--replicas 0 leaves 1 replica(s) with the leader, fewer than --min-insync-replicas 2 (the default):"
-                + " add --min-insync-replicas 1, or more --replicas", "--replicas", "0");
-        assertOptionError("--min-insync-replicas 3 needs --replicas 2 or more (followers besides the leader), but --replicas is 1",
-                "--replicas", "1", "--min-insync-replicas", "3");
+        assertOptionError("--replicas 0 leaves 1 replica(s) with the leader, fewer than --min-insync-replicas 2:"
+                + " lower --min-insync-replicas or raise --replicas", "--replicas", "0");
+        assertOptionError("--replicas 1 leaves 2 replica(s) with the leader, fewer than --min-insync-replicas 3:"
+                + " lower --min-insync-replicas or raise --replicas", "--replicas", "1", "--min-insync-replicas", "3");
+        assertOptionError("--stall-replica 2 names no follower: with --replicas 1 they are 1..1", "--replicas", "1",
+                "--min-insync-replicas", "1", "--stall-replica", "2");
+        assertOptionError("--topic demo needs at least one partition, was 0", "--topic", "demo:0");
+        assertOptionError("--stall-after-ms is for a stall that lasts: with --stall-ms, --healthy-ms is the time before the first stall",
+                "--stall-replica", "2", "--stall-ms", "100", "--stall-after-ms", "100");
         assertOptionError("--stall-ms does nothing without --stall-replica", "--stall-ms", "500");
         assertOptionError("--healthy-ms does nothing without --stall-replica", "--healthy-ms", "500");
         assertOptionError("--healthy-ms does nothing without --stall-ms: a stall without --stall-ms lasts until the end",
@@ -102,9 +123,10 @@ class BrokerMainTest {
 
     @Test
     void aTopicNamedAloneHasOnePartition() {
-        assertEquals(new BrokerMain.TopicSpec("orders", 1), new BrokerMain.TopicSpec.Converter().convert("orders"));
+        assertEquals(new TopicSpec("orders", 1), new TopicSpec.Converter().convert("orders"));
     }
 
+    @Tag("integration")
     @Test
     void anUnwritablePortFileIsOneLineAndExitCodeOne(@TempDir Path dir) {
         Path portFile = dir.resolve("missing").resolve("broker.port");
@@ -112,20 +134,20 @@ class BrokerMainTest {
         assertEquals("demo-broker: cannot write the port to " + portFile + ": no such directory" + System.lineSeparator(), err.toString());
     }
 
+    @Tag("integration")
     @Test
-    void consoleMistakesGetOneLineEach() throws Exception {
-        try (DemoBroker broker = DemoBroker.start(BrokerConfig.builder().port(0).build())) {
-            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-            PrintStream console = new PrintStream(bytes, true, StandardCharsets.UTF_8);
-            BrokerMain.readConsole(broker, new BufferedReader(new StringReader("stall\nstall x\nresume 9\nstall 1 2\nfoo\nstall 2\nquit\nstall 1\n")),
-                    console);
-            assertEquals(List.of("usage: stall ID, where ID is a follower replica 1..2", "usage: stall ID, where ID is a follower replica 1..2",
-                    "usage: resume ID, where ID is a follower replica 1..2", "usage: stall ID, where ID is a follower replica 1..2",
-                    BrokerMain.CONSOLE_COMMANDS), bytes.toString(StandardCharsets.UTF_8).lines().toList());
-            broker.followers().resume(2); // stalled by 'stall 2'; 'stall 1' came after 'quit'
-        }
+    void consoleMistakesGetOneLineEach(DemoBroker broker) throws Exception {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PrintStream console = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        BrokerMain.readConsole(broker, new BufferedReader(new StringReader("stall\nstall x\nresume 9\nstall 1 2\nfoo\nstall 2\nquit\nstall 1\n")),
+                console);
+        assertEquals(List.of("usage: stall ID, where ID is a follower replica 1..2", "usage: stall ID, where ID is a follower replica 1..2",
+                "usage: resume ID, where ID is a follower replica 1..2", "usage: stall ID, where ID is a follower replica 1..2",
+                BrokerMain.CONSOLE_COMMANDS), bytes.toString(StandardCharsets.UTF_8).lines().toList());
+        broker.followers().resume(2); // stalled by 'stall 2'; 'stall 1' came after 'quit'
     }
 
+    @Tag("integration")
     @Test
     void aPortInUseIsOneLineAndExitCodeOne() throws Exception {
         try (ServerSocket taken = new ServerSocket(0)) {

@@ -6,37 +6,30 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.protocol.Errors;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 /** Connections are bounded: a cap on how many are open, and an idle timeout. */
 @Tag("integration")
 class ConnectionLimitsTest {
-    private DemoBroker broker;
-
-    @AfterEach
-    void tearDown() {
-        if (broker != null) {
-            broker.close();
-        }
-    }
+    @RegisterExtension
+    final BrokerExtension brokers = new BrokerExtension();
 
     @Test
     void pastMaxConnectionsANewConnectionIsClosedAtOnceAndTheOthersAreServed() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).maxConnections(2).build());
-        try (WireClient first = new WireClient(broker.port()); WireClient second = new WireClient(broker.port())) {
-            // served, so the broker has counted both: connections are set up on several event loops, in no set order
-            assertServed(first, second);
-            try (WireClient third = new WireClient(broker.port())) {
-                Waits.soon().until(() -> third.closedByBroker().isDone());
-            }
-            assertServed(first, second);
-            second.close();
-            Waits.soon().until(this::aNewConnectionIsServed); // once the broker has seen the close
-        }
+        brokers.start(BrokerConfig.builder().maxConnections(2));
+        WireClient first = brokers.connect();
+        WireClient second = brokers.connect();
+        // served, so the broker has counted both: connections are set up on several event loops, in no set order
+        assertServed(first, second);
+        WireClient third = brokers.connect();
+        Waits.soon().until(() -> third.closedByBroker().isDone());
+        assertServed(first, second);
+        second.close();
+        Waits.soon().until(this::aNewConnectionIsServed); // once the broker has seen the close
     }
 
     private static void assertServed(WireClient... clients) throws IOException {
@@ -47,7 +40,7 @@ class ConnectionLimitsTest {
     }
 
     private boolean aNewConnectionIsServed() throws Exception {
-        try (WireClient client = new WireClient(broker.port())) {
+        try (WireClient client = new WireClient(brokers.port())) { // a probe: closed before the next one
             CompletableFuture<Answer> answer = client.send(WireClient.produce("demo", 0, (short) 1, 1_000, 1));
             Waits.soon().until(answer::isDone);
             return !answer.isCompletedExceptionally();
@@ -58,13 +51,13 @@ class ConnectionLimitsTest {
 
     @Test
     void aConnectionThatSendsNothingIsClosedAfterTheIdleTimeoutButOneWithAParkedRequestIsNot() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).stallReplica(2).idleTimeoutMs(200).build());
-        try (WireClient silent = new WireClient(broker.port()); WireClient waiting = new WireClient(broker.port())) {
-            waiting.send(WireClient.produce("demo", 0, (short) -1, 600_000, 1));
-            Waits.soon().until(() -> silent.closedByBroker().isDone());
-            Waits.soon().during(Duration.ofMillis(600)).until(() -> !waiting.closedByBroker().isDone());
-            assertFalse(waiting.closedByBroker().isDone());
-            assertEquals(1, broker.replicaManager().parkedProduces());
-        }
+        DemoBroker broker = brokers.start(BrokerConfig.builder().stallReplica(2).idleTimeoutMs(200));
+        WireClient silent = brokers.connect();
+        WireClient waiting = brokers.connect();
+        waiting.send(WireClient.produce("demo", 0, (short) -1, 600_000, 1));
+        Waits.soon().until(() -> silent.closedByBroker().isDone());
+        Waits.soon().during(Duration.ofMillis(600)).until(() -> !waiting.closedByBroker().isDone());
+        assertFalse(waiting.closedByBroker().isDone());
+        assertEquals(1, broker.replicaManager().parkedProduces());
     }
 }

@@ -12,9 +12,9 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.requests.ProduceResponse;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -26,27 +26,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 public class DemoBrokerTest {
     private static final short ACKS_ALL = -1;
 
-    private final BrokerFixture fixture = new BrokerFixture();
+    @RegisterExtension
+    final BrokerExtension brokers = new BrokerExtension();
     private DemoBroker broker;
 
-    @AfterEach
-    void tearDown() throws Exception {
-        try {
-            for (WireClient client : fixture.clients()) {
-                assertEquals(List.of(), client.protocolErrors(), "responses in request order, all parseable");
-            }
-        } finally {
-            fixture.close();
-        }
-    }
-
     private WireClient start(BrokerConfig.Builder config) throws Exception {
-        broker = fixture.start(config);
-        return connect();
+        broker = brokers.start(config);
+        return brokers.connect();
     }
 
     private WireClient connect() throws Exception {
-        return fixture.connect();
+        return brokers.connect();
     }
 
     public static Answer answer(CompletableFuture<Answer> future) {
@@ -177,7 +167,7 @@ public class DemoBrokerTest {
         Answer next = answer(client.send(WireClient.produce("demo", 0, (short) 1, 1_000, 1)));
 
         assertEquals(3, partitionResponse(next).baseOffset(), "the acks=0 records were appended first");
-        // WireClient checks in tearDown that no response came for the acks=0 request
+        // BrokerExtension checks after the test that no response came for the acks=0 request
     }
 
     @Test

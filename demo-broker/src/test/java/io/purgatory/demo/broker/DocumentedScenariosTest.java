@@ -7,9 +7,9 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.common.protocol.Errors;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -23,19 +23,18 @@ class DocumentedScenariosTest {
     private static final long STALL_AFTER_MS = 500;
     private static final long MAX_LAG_MS = 200;
 
+    @RegisterExtension
+    final BrokerExtension brokers = new BrokerExtension();
     private DemoBroker broker;
 
-    @AfterEach
-    void tearDown() {
-        if (broker != null) {
-            broker.close();
-        }
+    /** Replica 2 stalls for good after {@value #STALL_AFTER_MS} ms and leaves the ISR {@value #MAX_LAG_MS} ms later. */
+    private static BrokerConfig.Builder stallThenShrink() {
+        return BrokerConfig.builder().stallReplica(2).stallAfterMs(STALL_AFTER_MS).replicaLagTimeMaxMs(MAX_LAG_MS);
     }
 
     @Test
     void theIsrShrinksAndAParkedProduceCompletesWithoutTheStalledReplica() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).stallReplica(2).stallAfterMs(STALL_AFTER_MS)
-                .replicaLagTimeMaxMs(MAX_LAG_MS).build());
+        broker = brokers.start(stallThenShrink());
         List<Answer> answers = produceUntil(() -> broker.replicaManager().partition("demo", 0).timesLeftIsr(2) == 1, Errors.NONE);
         assertTrue(answers.stream().allMatch(answer -> error(answer) == Errors.NONE), answers::toString);
         assertTrue(answers.stream().anyMatch(answer -> answer.elapsedNanos() >= TimeUnit.MILLISECONDS.toNanos(MAX_LAG_MS / 2)),
@@ -44,8 +43,7 @@ class DocumentedScenariosTest {
 
     @Test
     void theIsrShrinksBelowTheMinimumParkedProducesFailAfterAppendAndNewOnesAreRefused() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).stallReplica(2).stallAfterMs(STALL_AFTER_MS)
-                .replicaLagTimeMaxMs(MAX_LAG_MS).minInsyncReplicas(3).build());
+        broker = brokers.start(stallThenShrink().minInsyncReplicas(3));
         List<Answer> answers = produceUntil(() -> false, Errors.NOT_ENOUGH_REPLICAS);
         List<Errors> distinct = new ArrayList<>();
         for (Answer answer : answers) {
@@ -65,13 +63,12 @@ class DocumentedScenariosTest {
     /** Produces one acks=-1 request at a time until {@code done} holds after one, or one gets {@code last}. */
     private List<Answer> produceUntil(BooleanSupplier done, Errors last) throws Exception {
         List<Answer> answers = new ArrayList<>();
-        try (WireClient client = new WireClient(broker.port())) {
-            Waits.soon().until(() -> {
-                Answer answer = DemoBrokerTest.answer(client.send(WireClient.produce("demo", 0, (short) -1, 10_000, 1)));
-                answers.add(answer);
-                return done.getAsBoolean() || (last != Errors.NONE && error(answer) == last);
-            });
-        }
+        WireClient client = brokers.connect();
+        Waits.soon().until(() -> {
+            Answer answer = DemoBrokerTest.answer(client.send(WireClient.produce("demo", 0, (short) -1, 10_000, 1)));
+            answers.add(answer);
+            return done.getAsBoolean() || (last != Errors.NONE && error(answer) == last);
+        });
         return answers;
     }
 

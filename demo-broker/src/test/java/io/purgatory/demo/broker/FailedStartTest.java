@@ -7,12 +7,17 @@ import java.net.ServerSocket;
 import java.util.Set;
 import java.util.stream.Collectors;
 import javax.management.ObjectName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** A start that cannot bind releases everything it started: threads, the purgatory and its JMX name. */
+@Tag("integration")
 class FailedStartTest {
+    @RegisterExtension
+    final BrokerExtension brokers = new BrokerExtension();
 
     @Test
     void aStartOnATakenPortLeavesNoThreadsAndNoMBeans() throws Exception {
@@ -26,9 +31,8 @@ class FailedStartTest {
         Waits.soon().untilAsserted(() -> assertEquals(threadsBefore, brokerThreads()));
         assertEquals(mbeansBefore, purgatoryMBeans());
         // and the next broker gets the purgatories' JMX names (produce and fetch)
-        try (DemoBroker broker = DemoBroker.start(BrokerConfig.builder().port(0).build())) {
-            assertEquals(mbeansBefore.size() + 2, purgatoryMBeans().size());
-        }
+        brokers.get();
+        assertEquals(mbeansBefore.size() + 2, purgatoryMBeans().size());
     }
 
     /** The threads a broker starts: event loops, the follower thread, the purgatories' timers and reapers. */

@@ -33,9 +33,9 @@ import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -46,21 +46,17 @@ public class FetchTest {
     private static final short BY_NAME = 12;
     private static final short BY_ID = 18;
 
-    private final BrokerFixture fixture = new BrokerFixture();
+    @RegisterExtension
+    final BrokerExtension brokers = new BrokerExtension();
     private DemoBroker broker;
 
-    @AfterEach
-    void close() throws Exception {
-        fixture.close();
-    }
-
     private WireClient start(BrokerConfig.Builder config) throws Exception {
-        broker = fixture.start(config);
-        return connect();
+        broker = brokers.start(config);
+        return brokers.connect();
     }
 
     private WireClient connect() throws Exception {
-        return fixture.connect();
+        return brokers.connect();
     }
 
     /** A fetch of one offset per partition (partition i at offsets[i]) of topic demo, by name. */

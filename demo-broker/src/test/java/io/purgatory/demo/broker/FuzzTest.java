@@ -1,7 +1,6 @@
 package io.purgatory.demo.broker;
 
 import io.purgatory.demo.broker.WireClient.Answer;
-import io.purgatory.demo.broker.config.BrokerConfig;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.EOFException;
@@ -38,6 +37,7 @@ import org.apache.kafka.common.requests.ProduceResponse;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
@@ -54,6 +54,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
  * request at a time, on the test's thread, beside the good client's reader thread.
  */
 @Tag("integration")
+@Tag("stress")
 class FuzzTest {
     private static final int MUTATIONS = Integer.getInteger("fuzz.mutations", 2_000);
     private static final int PROBE_ID = 0x5EEDF00D;
@@ -66,10 +67,13 @@ class FuzzTest {
     private record Sample(ByteBuffer body, List<Integer> batchStarts) {
     }
 
+    @RegisterExtension
+    final BrokerExtension brokers = new BrokerExtension();
+
     @Test
-    void mutatedRequestsNeitherStopTheBrokerNorGetCorruptDataAcked() throws Exception {
+    void mutatedRequestsNeitherStopTheBrokerNorGetCorruptDataAcked(DemoBroker broker) throws Exception {
         long seed = Long.getLong("fuzz.seed", new Random().nextLong());
-        try (DemoBroker broker = DemoBroker.start(BrokerConfig.builder().port(0).build())) {
+        try {
             run(broker, new Random(seed));
         } catch (Throwable failure) {
             throw new AssertionError("fuzz failed; replay with -Dfuzz.seed=" + seed + " -Dfuzz.mutations=" + MUTATIONS, failure);
@@ -78,27 +82,25 @@ class FuzzTest {
 
     private void run(DemoBroker broker, Random random) throws Exception {
         List<CompletableFuture<Answer>> goodAnswers = new ArrayList<>();
-        try (WireClient good = new WireClient(broker.port())) {
-            Uuid demoId = topicId(good);
-            for (int i = 0; i < MUTATIONS; i++) {
-                if (i % GOOD_CLIENT_EVERY == 0) {
-                    goodAnswers.add(good.send(WireClient.produce("demo", i % 3, i % 20 == 0 ? (short) -1 : 1, 30_000,
-                            WireClient.records(COMPRESSIONS.get(random.nextInt(COMPRESSIONS.size())), 1 + random.nextInt(5)), (short) 12)));
-                }
-                Sample sample = sample(random, demoId);
-                byte[] frame = mutate(random, sample);
-                check(frame, exchange(broker.port(), frame));
+        WireClient good = brokers.connect();
+        Uuid demoId = topicId(good);
+        for (int i = 0; i < MUTATIONS; i++) {
+            if (i % GOOD_CLIENT_EVERY == 0) {
+                goodAnswers.add(good.send(WireClient.produce("demo", i % 3, i % 20 == 0 ? (short) -1 : 1, 30_000,
+                        WireClient.records(COMPRESSIONS.get(random.nextInt(COMPRESSIONS.size())), 1 + random.nextInt(5)), (short) 12)));
             }
-            for (CompletableFuture<Answer> answer : goodAnswers) {
-                assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(answer)).errorCode());
-            }
-            assertEquals(List.of(), good.protocolErrors());
-            assertFalse(good.closedByBroker().isDone(), "the good client's connection stays open");
+            Sample sample = sample(random, demoId);
+            byte[] frame = mutate(random, sample);
+            check(frame, exchange(broker.port(), frame));
         }
-        try (WireClient newcomer = new WireClient(broker.port())) {
-            assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(
-                    newcomer.send(WireClient.produce("demo", 0, (short) -1, 10_000, 1)))).errorCode());
+        for (CompletableFuture<Answer> answer : goodAnswers) {
+            assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(answer)).errorCode());
         }
+        assertEquals(List.of(), good.protocolErrors());
+        assertFalse(good.closedByBroker().isDone(), "the good client's connection stays open");
+        WireClient newcomer = brokers.connect();
+        assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(
+                newcomer.send(WireClient.produce("demo", 0, (short) -1, 10_000, 1)))).errorCode());
     }
 
     private static Uuid topicId(WireClient client) throws IOException {

@@ -1,7 +1,6 @@
 package io.purgatory.demo.broker;
 
 import io.purgatory.demo.broker.WireClient.Answer;
-import io.purgatory.demo.broker.config.BrokerConfig;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -24,10 +23,10 @@ import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.ProduceResponse;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -44,20 +43,15 @@ class HostileClientTest {
     private static final short ACKS_ALL = -1;
     private static final int NAME_BYTES = 11_000;
 
+    @RegisterExtension
+    final BrokerExtension brokers = new BrokerExtension();
     private DemoBroker broker;
     private WireClient client;
 
     @BeforeEach
     void start() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).build());
-        client = new WireClient(broker.port());
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        assertEquals(List.of(), client.protocolErrors());
-        client.close();
-        broker.close();
+        broker = brokers.get();
+        client = brokers.connect();
     }
 
     @Test
@@ -115,22 +109,21 @@ class HostileClientTest {
         ProduceRequestData data = new ProduceRequestData().setAcks(ACKS_ALL).setTimeoutMs(30_000);
         data.topicData().add(new TopicProduceData().setName("demo").setPartitionData(copies));
 
-        try (WireClient bystander = new WireClient(broker.port())) {
-            CompletableFuture<Answer> duplicated = client.send(ProduceRequest.builder(data).build((short) 12));
-            List<CompletableFuture<Answer>> others = new ArrayList<>();
-            for (int i = 0; i < 20; i++) {
-                others.add(bystander.send(WireClient.produce("demo", 0, ACKS_ALL, 3_000, 1))); // stalled, they time out
-            }
-            for (CompletableFuture<Answer> other : others) {
-                assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(answer(other)).errorCode());
-            }
-            ProduceResponse response = (ProduceResponse) answer(duplicated).response();
-            List<PartitionProduceResponse> partitions = response.data().responses().iterator().next().partitionResponses();
-            assertEquals(1, partitions.size(), "one answer per distinct partition");
-            assertEquals(Errors.NONE.code(), partitions.get(0).errorCode());
-            assertEquals(1 + others.size(), broker.replicaManager().partition("demo", 0).leaderEndOffset(), "appended once, beside the others");
-            assertEquals(List.of(), bystander.protocolErrors());
+        WireClient bystander = brokers.connect();
+        CompletableFuture<Answer> duplicated = client.send(ProduceRequest.builder(data).build((short) 12));
+        List<CompletableFuture<Answer>> others = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            others.add(bystander.send(WireClient.produce("demo", 0, ACKS_ALL, 3_000, 1))); // stalled, they time out
         }
+        for (CompletableFuture<Answer> other : others) {
+            assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(answer(other)).errorCode());
+        }
+        ProduceResponse response = (ProduceResponse) answer(duplicated).response();
+        List<PartitionProduceResponse> partitions = response.data().responses().iterator().next().partitionResponses();
+        assertEquals(1, partitions.size(), "one answer per distinct partition");
+        assertEquals(Errors.NONE.code(), partitions.get(0).errorCode());
+        assertEquals(1 + others.size(), broker.replicaManager().partition("demo", 0).leaderEndOffset(), "appended once, beside the others");
+        assertEquals(List.of(), bystander.protocolErrors());
     }
 
     @Test
@@ -154,11 +147,10 @@ class HostileClientTest {
         repeated.write(bytes, at + entries.length, bytes.length - at - entries.length);
         byte[] body = repeated.toByteArray();
 
-        try (WireClient offender = new WireClient(broker.port())) {
-            offender.sendRaw(ByteBuffer.allocate(4 + body.length).putInt(body.length).put(body).array());
-            Waits.soon().until(() -> offender.closedByBroker().isDone());
-            assertEquals(List.of(), offender.protocolErrors(), "closed unanswered, not parsed and answered");
-        }
+        WireClient offender = brokers.connect();
+        offender.sendRaw(ByteBuffer.allocate(4 + body.length).putInt(body.length).put(body).array());
+        Waits.soon().until(() -> offender.closedByBroker().isDone());
+        assertEquals(List.of(), offender.protocolErrors(), "closed unanswered, not parsed and answered");
         assertAnswersNext();
     }
 

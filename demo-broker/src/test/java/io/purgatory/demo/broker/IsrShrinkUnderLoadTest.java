@@ -20,6 +20,7 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
@@ -46,6 +47,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * broker and the connections up.
  */
 @Tag("integration")
+@Tag("stress")
 class IsrShrinkUnderLoadTest {
     private static final int CONNECTIONS = 20;
     private static final int REQUESTS_PER_CONNECTION = 500;
@@ -55,28 +57,22 @@ class IsrShrinkUnderLoadTest {
     private static final int TIMEOUT_MS = 30_000;
     private static final short ACKS_ALL = -1;
 
+    @RegisterExtension
+    final BrokerExtension brokers = new BrokerExtension();
     private DemoBroker broker;
-    private final List<WireClient> clients = new ArrayList<>();
     private final ExecutorService senders = Executors.newFixedThreadPool(CONNECTIONS);
 
     @AfterEach
-    void tearDown() throws Exception {
+    void tearDown() {
         senders.shutdownNow();
-        for (WireClient client : clients) {
-            assertEquals(List.of(), client.protocolErrors(), "responses in request order, all parseable");
-            client.close();
-        }
-        if (broker != null) {
-            broker.close();
-        }
     }
 
     @Test
     void parkedProducesCompleteWithNoneSoonAfterTheStalledFollowerLeavesTheIsrAndTheHealthyOneStays() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).topic("demo", PARTITIONS).followers(2)
-                .replicaLagTimeMaxMs(2_000).minInsyncReplicas(2).build());
+        broker = brokers.start(BrokerConfig.builder().topic("demo", PARTITIONS).followers(2)
+                .replicaLagTimeMaxMs(2_000).minInsyncReplicas(2));
         for (int c = 0; c < CONNECTIONS; c++) {
-            clients.add(new WireClient(broker.port()));
+            brokers.connect();
         }
         assertEquals(Map.of(Errors.NONE.name(), CONNECTIONS * WARM_UP_PER_CONNECTION * PARTITIONS),
                 errorCounts(sendFromEveryConnection(WARM_UP_PER_CONNECTION)));
@@ -109,7 +105,7 @@ class IsrShrinkUnderLoadTest {
         List<CompletableFuture<Answer>> sent = Collections.synchronizedList(new ArrayList<>(CONNECTIONS * perConnection));
         List<Future<?>> sending = new ArrayList<>(CONNECTIONS);
         for (int c = 0; c < CONNECTIONS; c++) {
-            WireClient client = clients.get(c);
+            WireClient client = brokers.clients().get(c);
             sending.add(senders.submit(() -> {
                 for (int i = 0; i < perConnection; i++) {
                     sent.add(client.send(WireClient.produce("demo", ALL_PARTITIONS, ACKS_ALL, TIMEOUT_MS, 1)));

@@ -20,9 +20,9 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -34,14 +34,9 @@ class KafkaConsumerTest {
     private static final List<TopicPartition> PARTITIONS = List.of(
             new TopicPartition("demo", 0), new TopicPartition("demo", 1), new TopicPartition("demo", 2));
 
+    @RegisterExtension
+    final BrokerExtension brokers = new BrokerExtension();
     private DemoBroker broker;
-
-    @AfterEach
-    void closeBroker() {
-        if (broker != null) {
-            broker.close();
-        }
-    }
 
     /** A record as the producer sent it and the broker acked it, or as the consumer read it. */
     private record Seen(int partition, long offset, String key, String value, String header) {
@@ -125,7 +120,7 @@ class KafkaConsumerTest {
     @ParameterizedTest
     @ValueSource(strings = {"none", "gzip", "lz4", "zstd", "snappy"})
     void theConsumerReadsBackExactlyWhatWasAckedInOrder(String compression) throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).build());
+        broker = brokers.get();
         final List<Seen> acked;
         try (KafkaProducer<String, String> producer = producer(compression)) {
             acked = produceAndAck(producer, 300);
@@ -144,7 +139,7 @@ class KafkaConsumerTest {
 
     @Test
     void recordsAreInvisibleToTheConsumerUntilTheStalledFollowerResumes() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).topic("demo", 3).stallReplica(2).build());
+        broker = brokers.start(BrokerConfig.builder().topic("demo", 3).stallReplica(2));
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:" + broker.port(),
                 ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,

@@ -12,9 +12,9 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -22,14 +22,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** The real Kafka Java producer (kafka-clients 4.4.0) against the demo broker. */
 @Tag("integration")
 class KafkaProducerTest {
+    @RegisterExtension
+    final BrokerExtension brokers = new BrokerExtension();
     private DemoBroker broker;
-
-    @AfterEach
-    void closeBroker() {
-        if (broker != null) {
-            broker.close();
-        }
-    }
 
     private KafkaProducer<String, String> producer(Map<String, Object> overrides) {
         Map<String, Object> config = new java.util.HashMap<>(Map.of(
@@ -52,7 +47,7 @@ class KafkaProducerTest {
 
     @Test
     void acksAllWithoutRetriesIsAcknowledgedWithIncreasingOffsets() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).topic("demo", 3).build());
+        broker = brokers.start(BrokerConfig.builder().topic("demo", 3));
         try (KafkaProducer<String, String> producer = producer(Map.of(ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.RETRIES_CONFIG, 0))) {
             List<Future<RecordMetadata>> sent = new ArrayList<>();
             for (int i = 0; i < 20; i++) {
@@ -71,7 +66,7 @@ class KafkaProducerTest {
 
     @Test
     void theDefaultIdempotentProducerIsAcknowledged() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).build());
+        broker = brokers.get();
         try (KafkaProducer<String, String> producer = producer(Map.of())) {
             RecordMetadata metadata = acknowledged(producer.send(new ProducerRecord<>("demo", 0, "key", "value")));
             assertEquals(0, metadata.offset());
@@ -80,7 +75,7 @@ class KafkaProducerTest {
 
     @Test
     void aStalledReplicaGivesTheProducerATimeoutError() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).stallReplica(2).build());
+        broker = brokers.start(BrokerConfig.builder().stallReplica(2));
         try (KafkaProducer<String, String> producer = producer(Map.of(
                 ProducerConfig.ACKS_CONFIG, "all",
                 ProducerConfig.RETRIES_CONFIG, 0,

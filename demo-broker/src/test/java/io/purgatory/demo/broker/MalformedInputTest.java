@@ -1,6 +1,5 @@
 package io.purgatory.demo.broker;
 
-import io.purgatory.demo.broker.config.BrokerConfig;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -12,10 +11,10 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.RequestHeader;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -30,16 +29,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 class MalformedInputTest {
     private static final int MAX_FRAME = 64 * 1024;
 
+    @RegisterExtension
+    final BrokerExtension brokers = new BrokerExtension(config -> config.maxFrameBytes(MAX_FRAME));
     private DemoBroker broker;
 
     @BeforeEach
     void startBroker() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).maxFrameBytes(MAX_FRAME).build());
-    }
-
-    @AfterEach
-    void closeBroker() {
-        broker.close();
+        broker = brokers.get();
     }
 
     static Stream<Arguments> malformed() throws IOException {
@@ -61,28 +57,27 @@ class MalformedInputTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("malformed")
     void closesOnlyThatConnection(String what, byte[] bytes) throws Exception {
-        try (WireClient bystander = new WireClient(broker.port()); WireClient offender = new WireClient(broker.port())) {
-            var parked = bystander.send(WireClient.produce("demo", 0, (short) -1, 60_000, 1));
-            broker.followers().stall(1);
-            broker.followers().stall(2);
-            var parkedWhileStalled = bystander.send(WireClient.produce("demo", 1, (short) -1, 60_000, 1));
+        WireClient bystander = brokers.connect();
+        WireClient offender = brokers.connect();
+        var parked = bystander.send(WireClient.produce("demo", 0, (short) -1, 60_000, 1));
+        broker.followers().stall(1);
+        broker.followers().stall(2);
+        var parkedWhileStalled = bystander.send(WireClient.produce("demo", 1, (short) -1, 60_000, 1));
 
-            offender.sendRaw(bytes);
+        offender.sendRaw(bytes);
 
-            Waits.soon().until(() -> offender.closedByBroker().isDone());
-            assertFalse(bystander.closedByBroker().isDone(), "the other connection stays open");
-            broker.followers().resume(1);
-            broker.followers().resume(2);
-            assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(parked)).errorCode());
-            assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(parkedWhileStalled)).errorCode());
-            assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(
-                    DemoBrokerTest.answer(bystander.send(WireClient.produce("demo", 2, (short) 1, 1_000, 1)))).errorCode());
-            assertEquals(java.util.List.of(), bystander.protocolErrors());
-        }
-        try (WireClient newcomer = new WireClient(broker.port())) {
-            assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(
-                    DemoBrokerTest.answer(newcomer.send(WireClient.produce("demo", 0, (short) -1, 10_000, 1)))).errorCode());
-        }
+        Waits.soon().until(() -> offender.closedByBroker().isDone());
+        assertFalse(bystander.closedByBroker().isDone(), "the other connection stays open");
+        broker.followers().resume(1);
+        broker.followers().resume(2);
+        assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(parked)).errorCode());
+        assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(parkedWhileStalled)).errorCode());
+        assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(
+                DemoBrokerTest.answer(bystander.send(WireClient.produce("demo", 2, (short) 1, 1_000, 1)))).errorCode());
+        assertEquals(java.util.List.of(), bystander.protocolErrors());
+        WireClient newcomer = brokers.connect();
+        assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(
+                DemoBrokerTest.answer(newcomer.send(WireClient.produce("demo", 0, (short) -1, 10_000, 1)))).errorCode());
     }
 
     @Test

@@ -2,12 +2,11 @@ package io.purgatory.demo.broker;
 
 import io.purgatory.demo.broker.WireClient.Answer;
 import io.purgatory.demo.broker.config.BrokerConfig;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.protocol.Errors;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** Parked produces are bounded: a closed connection's leave the purgatory at once, and the total is capped. */
@@ -16,14 +15,9 @@ class ParkedRequestsTest {
     private static final short ACKS_ALL = -1;
     private static final int LONG_TIMEOUT_MS = Integer.MAX_VALUE;
 
+    @RegisterExtension
+    final BrokerExtension brokers = new BrokerExtension();
     private DemoBroker broker;
-
-    @AfterEach
-    void tearDown() {
-        if (broker != null) {
-            broker.close();
-        }
-    }
 
     @Test
     void aClosedConnectionsParkedProducesLeaveThePurgatoryAtOnce() throws Exception {
@@ -38,8 +32,8 @@ class ParkedRequestsTest {
 
     /** A client parks 1,024 acks=-1 produces (replica 2 stalled) and closes: the broker holds none after. */
     private void parkThenClose(int maxInFlightPerConnection) throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).stallReplica(2).maxInFlightPerConnection(maxInFlightPerConnection).build());
-        WireClient client = new WireClient(broker.port());
+        broker = brokers.start(BrokerConfig.builder().stallReplica(2).maxInFlightPerConnection(maxInFlightPerConnection));
+        WireClient client = brokers.connect();
         for (int i = 0; i < 1024; i++) {
             client.send(WireClient.produce("demo", i % 3, ACKS_ALL, LONG_TIMEOUT_MS, 1));
         }
@@ -52,25 +46,24 @@ class ParkedRequestsTest {
 
     @Test
     void pastTheCapAProduceIsAnsweredAtOnceWithThrottlingQuotaExceededAndAppendsNothing() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).stallReplica(2).maxParkedRequests(10).build());
-        try (WireClient first = new WireClient(broker.port()); WireClient second = new WireClient(broker.port())) {
-            for (int i = 0; i < 10; i++) {
-                first.send(WireClient.produce("demo", 0, ACKS_ALL, LONG_TIMEOUT_MS, 1));
-            }
-            Waits.soon().until(() -> broker.replicaManager().parkedProduces() == 10);
-
-            Answer refused = DemoBrokerTest.answer(second.send(WireClient.produce("demo", 0, ACKS_ALL, LONG_TIMEOUT_MS, 1)));
-            assertEquals(Errors.THROTTLING_QUOTA_EXCEEDED.code(), DemoBrokerTest.partitionResponse(refused).errorCode());
-            assertEquals(10, broker.replicaManager().partition("demo", 0).leaderEndOffset(), "the refused produce appended nothing");
-            CompletableFuture<Answer> acksOne = second.send(WireClient.produce("demo", 1, (short) 1, LONG_TIMEOUT_MS, 1));
-            assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(acksOne)).errorCode(),
-                    "acks=1 parks nothing and is not capped");
-
-            first.close();
-            Waits.soon().until(() -> broker.replicaManager().parkedProduces() == 0);
-            second.send(WireClient.produce("demo", 0, ACKS_ALL, LONG_TIMEOUT_MS, 1));
-            Waits.soon().until(() -> broker.replicaManager().parkedProduces() == 1);
-            assertEquals(List.of(), second.protocolErrors());
+        broker = brokers.start(BrokerConfig.builder().stallReplica(2).maxParkedRequests(10));
+        WireClient first = brokers.connect();
+        WireClient second = brokers.connect();
+        for (int i = 0; i < 10; i++) {
+            first.send(WireClient.produce("demo", 0, ACKS_ALL, LONG_TIMEOUT_MS, 1));
         }
+        Waits.soon().until(() -> broker.replicaManager().parkedProduces() == 10);
+
+        Answer refused = DemoBrokerTest.answer(second.send(WireClient.produce("demo", 0, ACKS_ALL, LONG_TIMEOUT_MS, 1)));
+        assertEquals(Errors.THROTTLING_QUOTA_EXCEEDED.code(), DemoBrokerTest.partitionResponse(refused).errorCode());
+        assertEquals(10, broker.replicaManager().partition("demo", 0).leaderEndOffset(), "the refused produce appended nothing");
+        CompletableFuture<Answer> acksOne = second.send(WireClient.produce("demo", 1, (short) 1, LONG_TIMEOUT_MS, 1));
+        assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(acksOne)).errorCode(),
+                "acks=1 parks nothing and is not capped");
+
+        first.close();
+        Waits.soon().until(() -> broker.replicaManager().parkedProduces() == 0);
+        second.send(WireClient.produce("demo", 0, ACKS_ALL, LONG_TIMEOUT_MS, 1));
+        Waits.soon().until(() -> broker.replicaManager().parkedProduces() == 1);
     }
 }

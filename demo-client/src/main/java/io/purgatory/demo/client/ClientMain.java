@@ -20,7 +20,8 @@ import picocli.CommandLine;
  * it with {@link CommandLine#setOut} and {@link CommandLine#setErr}.
  *
  * <p>Ctrl-C or SIGTERM ends the run at once: a shutdown hook stops the load and waits until the
- * summary of what happened so far is printed, with a line saying so on standard error.
+ * summary of what happened so far is printed, with a line saying so on standard error; the exit
+ * status is then the signal's (130, 143).
  *
  * <p>Not thread-safe: picocli fills the fields, then calls {@link #call()} once, on one thread.
  */
@@ -68,11 +69,16 @@ import picocli.CommandLine;
             "  1  no connection, no such topic, or requests with no response, disconnected",
             "     or not sent",
             "  2  invalid options",
-            "  130  interrupted (Ctrl-C or SIGTERM): the summary so far is printed first"},
+            "  130  interrupted by Ctrl-C (SIGINT), 143 by SIGTERM (128 + the signal, as a",
+            "       shell reports it): the summary so far is printed first"},
         exitCodeOnInvalidInput = 2)
 public final class ClientMain implements Callable<Integer> {
     static final int MAX_RECORD_SIZE = 1024 * 1024;
-    /** Exit status after Ctrl-C or SIGTERM, as a shell reports a command killed by SIGINT. */
+    /**
+     * What {@link #call()} returns for a run stopped by its stop signal. The process's exit status
+     * is the JVM's for the signal (130 for SIGINT, 143 for SIGTERM): {@code System.exit} waits for
+     * the shutdown hooks, and the signal's status wins.
+     */
     static final int EXIT_INTERRUPTED = 130;
     /** How long the JVM's shutdown waits for the summary of an interrupted run (the handshake may still be going on). */
     private static final long INTERRUPT_REPORT_MS = 5_000;

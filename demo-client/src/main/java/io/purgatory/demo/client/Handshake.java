@@ -234,6 +234,9 @@ final class Handshake {
             throw new ClientException("no " + what + " response from " + connection.endpoint() + " within " + timeoutMs + " ms");
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
+            if (cause instanceof KafkaConnection.NotKafkaException) {
+                throw new ClientException(connection.endpoint() + " is not a Kafka broker: " + cause.getMessage(), cause);
+            }
             if (cause instanceof KafkaConnection.ClosedException) {
                 throw new ClientException("lost the connection to " + connection.endpoint() + " during " + what + " (" + cause.getMessage() + ")",
                         cause);

@@ -14,12 +14,14 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
@@ -59,6 +61,7 @@ final class KafkaConnection implements AutoCloseable {
     private final CompletableFuture<String> closed = new CompletableFuture<>();
     private int nextCorrelationId; // event loop only
     private String closeReason; // event loop only: why we are closing, null until we decide to
+    private boolean notKafka; // event loop only: the peer answered with something that is not Kafka's framing
     private Channel channel; // written once by open(), before the connection is handed out
 
     private KafkaConnection(Endpoint endpoint, String clientId) {
@@ -83,7 +86,7 @@ final class KafkaConnection implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel channel) {
                         channel.pipeline()
-                                .addLast("frames", new LengthFieldBasedFrameDecoder(MAX_RESPONSE_BYTES, 0, 4, 0, 4))
+                                .addLast("frames", new FrameDecoder())
                                 .addLast("length", new LengthFieldPrepender(4))
                                 .addLast("responses", connection.handler);
                     }
@@ -202,9 +205,53 @@ final class KafkaConnection implements AutoCloseable {
     }
 
     /** The connection closed before the request's response arrived (or before it was written). */
-    static final class ClosedException extends IOException {
+    static class ClosedException extends IOException {
         ClosedException(String reason) {
             super(reason);
+        }
+    }
+
+    /**
+     * The peer answered with text where a Kafka response starts with its length: an HTTP server (the
+     * dashboard's port, say) or another protocol, not a Kafka broker.
+     */
+    static final class NotKafkaException extends ClosedException {
+        NotKafkaException(String reason) {
+            super(reason);
+        }
+    }
+
+    /**
+     * Splits response frames (a 4-byte length, then the message) and tells a peer that is no Kafka
+     * broker from an oversized frame: four printable ASCII bytes where the length goes ("HTTP" is
+     * 1213486164) are text, not a response of over 512 MiB. One per channel; on its event loop.
+     */
+    private static final class FrameDecoder extends LengthFieldBasedFrameDecoder {
+        private static final int PRINTABLE_FIRST = 0x20;
+        private static final int PRINTABLE_LAST = 0x7e;
+
+        FrameDecoder() {
+            super(MAX_RESPONSE_BYTES, 0, 4, 0, 4);
+        }
+
+        @Override
+        protected long getUnadjustedFrameLength(ByteBuf buf, int offset, int length, ByteOrder order) {
+            StringBuilder text = new StringBuilder(length);
+            for (int i = 0; i < length; i++) {
+                int b = buf.getUnsignedByte(offset + i);
+                if (b < PRINTABLE_FIRST || b > PRINTABLE_LAST) {
+                    return super.getUnadjustedFrameLength(buf, offset, length, order);
+                }
+                text.append((char) b);
+            }
+            throw new TextInsteadOfLength("it answered with text starting '" + text + "' where a Kafka response starts with its length");
+        }
+    }
+
+    /** What {@link FrameDecoder} throws for text where a length goes; the message says what the text was. */
+    private static final class TextInsteadOfLength extends DecoderException {
+        TextInsteadOfLength(String message) {
+            super(message);
         }
     }
 
@@ -236,7 +283,7 @@ final class KafkaConnection implements AutoCloseable {
             }
             LOG.debug("connection to {} closed ({}) with {} request(s) awaiting a response", endpoint, closeReason, awaiting.size());
             closed.complete(closeReason); // first, so its callbacks still see the requests in flight
-            ClosedException closedException = new ClosedException(closeReason);
+            ClosedException closedException = notKafka ? new NotKafkaException(closeReason) : new ClosedException(closeReason);
             for (Awaiting pending = awaiting.poll(); pending != null; pending = awaiting.poll()) {
                 pending.result().completeExceptionally(closedException);
             }
@@ -245,6 +292,11 @@ final class KafkaConnection implements AutoCloseable {
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             LOG.debug("connection to {} failed", endpoint, cause);
+            if (cause instanceof TextInsteadOfLength text) {
+                notKafka = true;
+                closeWith(ctx.channel(), text.getMessage());
+                return;
+            }
             closeWith(ctx.channel(), cause instanceof IOException ? message(cause) : "protocol error: " + message(cause));
         }
     }

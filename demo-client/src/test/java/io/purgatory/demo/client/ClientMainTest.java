@@ -2,43 +2,36 @@ package io.purgatory.demo.client;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.purgatory.demo.broker.BrokerExtension;
 import io.purgatory.demo.broker.DemoBroker;
+import io.purgatory.demo.broker.DocumentedOptions;
 import io.purgatory.demo.broker.config.BrokerConfig;
+import io.purgatory.demo.broker.http.DashboardServer;
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Model.OptionSpec;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The command end to end against an in-process demo broker: what a user sees, and the exit code. */
 class ClientMainTest {
+    @RegisterExtension
+    final BrokerExtension brokers = new BrokerExtension();
     private DemoBroker broker;
-
-    @AfterEach
-    void stopBroker() {
-        if (broker != null) {
-            broker.close();
-        }
-    }
 
     private String bootstrap() {
         return "localhost:" + broker.port();
     }
 
+    @Tag("integration")
     @Test
     void healthyBrokerAcksEveryRequestAndSpreadsThemOverThePartitions() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).topic("demo", 3).build());
+        broker = brokers.start(BrokerConfig.builder().topic("demo", 3));
 
         Execution run = Execution.of("--bootstrap", bootstrap(), "--requests", "30", "--rate", "0", "--timeout-ms", "5000");
 
@@ -55,9 +48,10 @@ class ClientMainTest {
         }
     }
 
+    @Tag("integration")
     @Test
     void stalledReplicaTimesOutAcksAllButNotAcksOne() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).followers(2).stallReplica(2).build());
+        broker = brokers.start(BrokerConfig.builder().followers(2).stallReplica(2));
 
         Execution all = Execution.of("--bootstrap", bootstrap(), "--requests", "10", "--rate", "0", "--timeout-ms", "200",
                 "--acks", "all");
@@ -71,6 +65,7 @@ class ClientMainTest {
         assertEquals("10", one.summaryRow("acked").get(1), one::toString);
     }
 
+    @Tag("integration")
     @Test
     void noBrokerIsOneLineOnStderrAndExitOne() throws IOException {
         final int port;
@@ -85,9 +80,10 @@ class ClientMainTest {
         assertEquals("", run.out(), run::toString);
     }
 
+    @Tag("integration")
     @Test
     void unknownTopicIsOneLineOnStderrAndExitOne() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).build());
+        broker = brokers.get();
 
         Execution run = Execution.of("--bootstrap", bootstrap(), "--topic", "nope", "--requests", "5");
 
@@ -97,9 +93,10 @@ class ClientMainTest {
         assertEquals("", run.out(), run::toString);
     }
 
+    @Tag("integration")
     @Test
     void brokerShuttingDownMidRunIsReportedWithTheSummarySoFar() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).stallReplica(2).build());
+        broker = brokers.start(BrokerConfig.builder().stallReplica(2));
         CompletableFuture<Execution> running = CompletableFuture.supplyAsync(() -> Execution.of(
                 "--bootstrap", bootstrap(), "--requests", "100000", "--rate", "100", "--timeout-ms", "60000"));
 
@@ -116,6 +113,28 @@ class ClientMainTest {
                 run::toString);
         assertTrue(Long.parseLong(run.summaryRow("NOT_LEADER_OR_FOLLOWER").get(1)) >= 3, "the parked requests were answered: " + run);
         assertTrue(Long.parseLong(run.summaryRow("not sent").get(1)) > 0, run::toString);
+    }
+
+    @Tag("integration")
+    @Test
+    void anHttpPortIsNotAKafkaBrokerInOneLine() throws Exception {
+        broker = brokers.get();
+        try (DashboardServer dashboard = DashboardServer.start(broker.replicaManager(), broker.stats(), "127.0.0.1", 0)) {
+            Execution run = Execution.of("--bootstrap", "localhost:" + dashboard.port(), "--requests", "1");
+
+            assertEquals(1, run.exitCode(), run::toString);
+            assertEquals(List.of("demo-client: localhost:" + dashboard.port() + " is not a Kafka broker: it answered with text"
+                    + " starting 'HTTP' where a Kafka response starts with its length"), run.errLines());
+        }
+    }
+
+    @Test
+    void aNegativeRateIsRefusedNamingTheOptionAndTheValue() {
+        Execution rate = Execution.of("--rate", "-1");
+
+        assertEquals(2, rate.exitCode(), rate::toString);
+        assertEquals(List.of("demo-client: --rate must be 0 (no limit) or a positive number of requests/s, but was -1.0",
+                "Try 'demo-client --help' for the options."), rate.errLines());
     }
 
     @Test
@@ -143,19 +162,8 @@ class ClientMainTest {
     }
 
     @Test
-    void docsDemoMdGivesTheCommandLinesDefaults() throws IOException {
-        String docs = Files.readString(Path.of("..", "docs", "demo.md"));
-        String section = docs.substring(docs.indexOf("## demo-client"));
-        Matcher row = Pattern.compile("^\\| `(--[a-z-]+)[^`]*` \\| `?([^`|]*?)`? \\|", Pattern.MULTILINE).matcher(section);
-        CommandSpec spec = ClientMain.commandLine().getCommandSpec();
-        int rows = 0;
-        while (row.find()) {
-            OptionSpec option = spec.findOption(row.group(1));
-            assertNotNull(option, "docs/demo.md documents " + row.group(1) + ", which demo-client does not have");
-            assertEquals(option.defaultValue(), row.group(2), "the default of " + row.group(1) + " in docs/demo.md");
-            rows++;
-        }
-        assertEquals(17, rows, "rows in docs/demo.md's demo-client option table");
+    void docsDemoMdTablesEveryOptionWithItsDefault() throws IOException {
+        DocumentedOptions.assertDocumented(ClientMain.commandLine().getCommandSpec(), "demo-client");
     }
 
     @Test

@@ -4,26 +4,22 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.purgatory.demo.broker.BrokerExtension;
 import io.purgatory.demo.broker.DemoBroker;
 import io.purgatory.demo.broker.config.BrokerConfig;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The consume modes against an in-process broker, checking the reports' numbers. */
 @Tag("integration")
 class ConsumeTest {
+    @RegisterExtension
+    final BrokerExtension brokers = new BrokerExtension();
     private DemoBroker broker;
-
-    @AfterEach
-    void stopBroker() {
-        if (broker != null) {
-            broker.close();
-        }
-    }
 
     private DemoClient.WithConsumer run(boolean produce, String... args) throws Exception {
         String[] all = new String[args.length + 2];
@@ -35,7 +31,7 @@ class ConsumeTest {
 
     @Test
     void withTheProducerTheConsumerReadsEveryAckedRecordAndMeasuresEndToEndLatency() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).build());
+        broker = brokers.get();
 
         DemoClient.WithConsumer run = run(true, "--requests", "300", "--rate", "300", "--acks", "-1");
 
@@ -51,7 +47,7 @@ class ConsumeTest {
 
     @Test
     void withAStalledFollowerNothingBecomesVisibleAndFetchesWaitUntilMaxWait() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).stallReplica(2).build());
+        broker = brokers.start(BrokerConfig.builder().stallReplica(2));
 
         DemoClient.WithConsumer run = run(true, "--requests", "30", "--rate", "0", "--acks", "1",
                 "--fetch-max-wait-ms", "200", "--drain-ms", "1000");
@@ -66,7 +62,7 @@ class ConsumeTest {
 
     @Test
     void consumeModeAloneReadsFromTheLogStart() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).build());
+        broker = brokers.get();
         DemoClient.WithConsumer produced = run(true, "--requests", "30", "--rate", "0", "--acks", "-1");
         assertEquals(30, produced.consumed().records());
 

@@ -4,25 +4,23 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.purgatory.demo.broker.BrokerExtension;
 import io.purgatory.demo.broker.DemoBroker;
 import io.purgatory.demo.broker.config.BrokerConfig;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Runs against an in-process broker, checking the report's numbers rather than its text. */
+@Tag("integration")
 class DemoClientTest {
+    @RegisterExtension
+    final BrokerExtension brokers = new BrokerExtension();
     private DemoBroker broker;
-
-    @AfterEach
-    void stopBroker() {
-        if (broker != null) {
-            broker.close();
-        }
-    }
 
     private RunReport run(ClientOptions options) throws Exception {
         return DemoClient.run(options, new PrintWriter(new StringWriter()), new CompletableFuture<>());
@@ -39,7 +37,7 @@ class DemoClientTest {
 
     @Test
     void withAStalledReplicaEveryAcksAllRequestWaitsAtLeastItsTimeout() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).followers(2).stallReplica(2).build());
+        broker = brokers.start(BrokerConfig.builder().followers(2).stallReplica(2));
 
         RunReport report = run(options(20, (short) -1, 200));
 
@@ -56,7 +54,7 @@ class DemoClientTest {
 
     @Test
     void acksOneIsAnsweredAfterTheLeaderAppendDespiteTheStall() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).followers(2).stallReplica(2).build());
+        broker = brokers.start(BrokerConfig.builder().followers(2).stallReplica(2));
 
         RunReport report = run(options(20, (short) 1, 200));
 
@@ -67,7 +65,7 @@ class DemoClientTest {
 
     @Test
     void acksZeroRequestsCountAsSentAndReachTheBroker() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).topic("demo", 2).build());
+        broker = brokers.start(BrokerConfig.builder().topic("demo", 2));
 
         RunReport report = run(options(10, (short) 0, 200));
 
@@ -81,7 +79,7 @@ class DemoClientTest {
 
     @Test
     void concurrencyBoundsRequestsInFlight() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).followers(2).stallReplica(2).build());
+        broker = brokers.start(BrokerConfig.builder().followers(2).stallReplica(2));
         ClientOptions options = options(6, (short) -1, 200, 2);
 
         RunReport report = run(options);

@@ -1,10 +1,11 @@
 package io.purgatory.demo.client;
 
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.purgatory.demo.broker.BrokerExtension;
 import io.purgatory.demo.broker.DemoBroker;
-import io.purgatory.demo.broker.config.BrokerConfig;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -16,6 +17,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * demo-client in its own JVM, stopped mid-run the way Ctrl-C or {@code kill} stops it (a signal
@@ -24,28 +26,29 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("integration")
 class InterruptTest {
+    @RegisterExtension
+    final BrokerExtension brokers = new BrokerExtension(config -> config.stallReplica(2));
 
     @Test
-    void aStoppedRunPrintsTheSummarySoFar() throws Exception {
-        try (DemoBroker broker = DemoBroker.start(BrokerConfig.builder().port(0).stallReplica(2).build())) {
-            Process client = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"),
-                    "-cp", System.getProperty("java.class.path"), ClientMain.class.getName(),
-                    "--bootstrap", "localhost:" + broker.port(), "--requests", "100000", "--rate", "100", "--timeout-ms", "60000")
-                    .start();
-            List<String> out = collect(client.getInputStream());
-            List<String> err = collect(client.getErrorStream());
-            try {
-                await().atMost(Duration.ofSeconds(30)).until(() -> out.stream().anyMatch(line -> line.startsWith("[")));
+    void aStoppedRunPrintsTheSummarySoFarAndExitsWithTheSignalsStatus(DemoBroker broker) throws Exception {
+        Process client = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"),
+                "-cp", System.getProperty("java.class.path"), ClientMain.class.getName(),
+                "--bootstrap", "localhost:" + broker.port(), "--requests", "100000", "--rate", "100", "--timeout-ms", "60000")
+                .start();
+        List<String> out = collect(client.getInputStream());
+        List<String> err = collect(client.getErrorStream());
+        try {
+            await().atMost(Duration.ofSeconds(30)).until(() -> out.stream().anyMatch(line -> line.startsWith("[")));
 
-                client.toHandle().destroy(); // SIGTERM; Process.destroy() would also close our end of its output
+            client.toHandle().destroy(); // SIGTERM; Process.destroy() would also close our end of its output
 
-                assertTrue(client.waitFor(20, TimeUnit.SECONDS), "the client exits");
-                await().atMost(Duration.ofSeconds(5)).until(() -> out.stream().anyMatch(line -> line.startsWith("Summary: ")));
-                assertTrue(err.stream().anyMatch(line -> line.matches("demo-client: interrupted with \\d+ request\\(s\\) in flight; \\d+ not sent")),
-                        () -> String.join("\n", err));
-            } finally {
-                client.destroyForcibly();
-            }
+            assertTrue(client.waitFor(20, TimeUnit.SECONDS), "the client exits");
+            assertEquals(143, client.exitValue(), "128 + SIGTERM, as --help says");
+            await().atMost(Duration.ofSeconds(5)).until(() -> out.stream().anyMatch(line -> line.startsWith("Summary: ")));
+            assertTrue(err.stream().anyMatch(line -> line.matches("demo-client: interrupted with \\d+ request\\(s\\) in flight; \\d+ not sent")),
+                    () -> String.join("\n", err));
+        } finally {
+            client.destroyForcibly();
         }
     }
 

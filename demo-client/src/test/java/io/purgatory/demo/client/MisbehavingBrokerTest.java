@@ -7,12 +7,14 @@ import java.util.List;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.ProduceRequestData.TopicProduceData;
 import org.apache.kafka.common.protocol.Errors;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * Against a {@link ScriptedBroker}: older Produce versions, error codes, silence and a dropped
  * connection. The client must give every request an outcome and never hang.
  */
+@Tag("integration")
 class MisbehavingBrokerTest {
 
     @Test

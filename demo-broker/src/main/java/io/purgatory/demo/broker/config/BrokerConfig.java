@@ -1,97 +1,168 @@
 package io.purgatory.demo.broker.config;
 
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
+import picocli.CommandLine;
+import picocli.CommandLine.Option;
 
 /**
- * What the demo broker serves and how its simulated followers behave. Immutable; build one with
- * {@link #builder()}, whose defaults are the command line's.
+ * What the demo broker serves and how its simulated followers behave: every broker setting is
+ * defined once, here, by its field. The field's {@link Option} gives the option's name, default and
+ * help text, its {@link Range} the values it accepts; {@code demo-broker} mixes this class into its
+ * command line, {@link #builder()} starts from the same defaults, {@link #validate()} checks both, and
+ * a test ({@code BrokerMainTest.docsDemoMdTablesEveryOptionWithItsDefault}) checks docs/demo.md's
+ * option table against the command line: the same options with the same defaults.
  *
- * @param port TCP port to listen on; 0 picks a free one
- * @param topics topic name to partition count, in the order given
- * @param followers simulated follower replicas per partition (replica ids 1..followers)
- * @param replicaLagMs mean delay between a leader append and a follower fetching it
- * @param replicaLagJitterMs the lag is uniform in {@code [mean - jitter, mean + jitter]}
- * @param stalledReplicas follower ids that stall
- * @param stallMs how long each stall lasts; 0 means the stalled replicas never resume
- * @param healthyMs with {@code stallMs > 0}: time before the first stall and between stalls
- * @param stallAfterMs with {@code stallMs == 0}: time before the stalled replicas stall for good
- * @param replicaLagTimeMaxMs a follower not caught up for longer than this leaves the ISR
- * @param minInsyncReplicas acks=-1 needs at least this many ISR replicas, leader included
- * @param maxFrameBytes largest request frame accepted; a larger one closes the connection
- * @param maxInFlightPerConnection requests a connection may have awaiting responses before the
- *     broker stops reading from it
- * @param retentionBytes bytes of record batches each partition's log keeps; the oldest batches
- *     beyond it are dropped (the newest one always stays)
- * @param maxParkedRequests acks=-1 produces the purgatory may hold in total; past it one is answered
- *     at once with {@code THROTTLING_QUOTA_EXCEEDED} and appends nothing
- * @param maxConnections open client connections; past it a new one is accepted and closed at once
- * @param idleTimeoutMs a connection with no request in flight that reads nothing for this long is
- *     closed (Kafka's {@code connections.max.idle.ms})
+ * <p>To add a setting: a field with {@code @Option(names = "--name", paramLabel = ..., defaultValue = ...,
+ * description = "... Default: ${DEFAULT-VALUE}.")} and, if numeric, {@code @Range}; an accessor; a
+ * builder method if tests need another value; a check in {@link #validate()} only for what involves
+ * other settings; and its row in docs/demo.md's table under "## demo-broker".
+ *
+ * <p>Effectively immutable: picocli (for {@code demo-broker}) or a {@link Builder} fills the fields,
+ * and neither changes them once the config is validated and handed to the broker, whose start
+ * publishes it to the threads that read it. Not for use before {@link #validate()} passed.
  */
-public record BrokerConfig(
-        int port,
-        Map<String, Integer> topics,
-        int followers,
-        long replicaLagMs,
-        long replicaLagJitterMs,
-        Set<Integer> stalledReplicas,
-        long stallMs,
-        long healthyMs,
-        long stallAfterMs,
-        long replicaLagTimeMaxMs,
-        int minInsyncReplicas,
-        int maxFrameBytes,
-        int maxInFlightPerConnection,
-        long retentionBytes,
-        int maxParkedRequests,
-        int maxConnections,
-        long idleTimeoutMs) {
-
-    public static final int DEFAULT_PORT = 9092;
-    public static final String DEFAULT_TOPIC = "demo";
-    public static final int DEFAULT_PARTITIONS = 3;
-    public static final long DEFAULT_RETENTION_BYTES = 64L * 1024 * 1024;
+public final class BrokerConfig {
     /** Kafka's legal topic names ({@code org.apache.kafka.common.internals.Topic}), "." and ".." aside. */
     private static final Pattern LEGAL_TOPIC_NAME = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
 
-    public BrokerConfig {
-        topics = Collections.unmodifiableMap(new LinkedHashMap<>(topics));
-        stalledReplicas = Collections.unmodifiableSet(new TreeSet<>(stalledReplicas));
-        require(port >= 0 && port <= 65_535, "port must be 0..65535, was " + port);
-        require(!topics.isEmpty(), "at least one topic is needed");
-        topics.forEach((name, partitions) -> {
-            require(LEGAL_TOPIC_NAME.matcher(name).matches() && !name.equals(".") && !name.equals(".."),
-                    "topic name '" + name + "' is not valid: use 1 to 249 of a-z A-Z 0-9 . _ - (Kafka's rule)");
-            require(partitions > 0, "topic " + name + " needs at least one partition, was " + partitions);
-        });
-        require(followers >= 0, "followers must be >= 0, was " + followers);
-        require(replicaLagMs >= 0 && replicaLagJitterMs >= 0, "replica lag and jitter must be >= 0");
-        require(replicaLagJitterMs <= replicaLagMs, "the replica lag jitter (" + replicaLagJitterMs
-                + " ms) must not exceed the lag (" + replicaLagMs + " ms): a lag is uniform in [lag - jitter, lag + jitter]");
-        stalledReplicas.forEach(id -> require(id >= 1 && id <= followers,
-                "stalled replica " + id + " does not exist: followers are 1.." + followers));
-        require(stallMs >= 0 && healthyMs >= 0, "stall and healthy times must be >= 0");
-        require(stallMs == 0 || healthyMs > 0, "with a stall time, the healthy time must be > 0");
-        require(stallAfterMs >= 0, "the time before the stall must be >= 0, was " + stallAfterMs);
-        require(stallAfterMs == 0 || stallMs == 0, "a delayed stall lasts for good: with a stall time, the healthy time is the delay");
-        require(replicaLagTimeMaxMs > 0, "replica lag time max must be > 0");
-        require(minInsyncReplicas >= 1 && minInsyncReplicas <= followers + 1,
-                "min in-sync replicas must be 1.." + (followers + 1) + " (leader + followers), was " + minInsyncReplicas);
-        require(maxFrameBytes >= 1024, "max frame bytes must be >= 1024, was " + maxFrameBytes);
-        require(maxInFlightPerConnection >= 1, "max in-flight requests per connection must be >= 1, was " + maxInFlightPerConnection);
-        require(retentionBytes >= 1, "retention bytes must be >= 1, was " + retentionBytes);
-        require(maxParkedRequests >= 1, "max parked requests must be >= 1, was " + maxParkedRequests);
-        require(maxConnections >= 1, "max connections must be >= 1, was " + maxConnections);
-        require(idleTimeoutMs >= 1, "idle timeout must be >= 1 ms, was " + idleTimeoutMs);
+    @Option(names = "--port", paramLabel = "PORT", defaultValue = "9092",
+            description = "TCP port to listen on; 0 picks a free port (logged, and written to --port-file). Default: ${DEFAULT-VALUE}.")
+    @Range(min = 0, max = 65_535)
+    private int port;
+
+    @Option(names = "--topic", paramLabel = "NAME:PARTITIONS", converter = TopicSpec.Converter.class, defaultValue = "demo:3",
+            description = "A topic to serve, with its partition count (NAME alone: " + TopicSpec.DEFAULT_PARTITIONS
+                    + " partition); repeatable. Names as Kafka's: 1 to 249 of a-z A-Z 0-9 . _ -. Default: ${DEFAULT-VALUE}.")
+    private List<TopicSpec> topics = new ArrayList<>();
+
+    @Option(names = "--replicas", paramLabel = "N", defaultValue = "2",
+            description = "Simulated follower replicas per partition, ids 1..N (the leader is replica 0). Default: ${DEFAULT-VALUE}.")
+    @Range(min = 0)
+    private int followers;
+
+    @Option(names = "--replica-lag-ms", paramLabel = "MS", defaultValue = "5",
+            description = "Mean delay before a follower fetches an append. Default: ${DEFAULT-VALUE}.")
+    @Range(min = 0)
+    private long replicaLagMs;
+
+    @Option(names = "--replica-lag-jitter-ms", paramLabel = "MS", defaultValue = "2",
+            description = "Each fetch lag is uniform in [mean - jitter, mean + jitter]; at most the mean. Default: ${DEFAULT-VALUE}.")
+    @Range(min = 0)
+    private long replicaLagJitterMs;
+
+    @Option(names = "--stall-replica", paramLabel = "ID",
+            description = "Follower that stalls (fetches nothing), on every partition; repeatable.")
+    private List<Integer> stalledReplicas = new ArrayList<>();
+
+    @Option(names = "--stall-ms", paramLabel = "MS", defaultValue = "0",
+            description = "How long each stall lasts; 0 = the stalled replicas never resume. Default: ${DEFAULT-VALUE}.")
+    @Range(min = 0)
+    private long stallMs;
+
+    @Option(names = "--healthy-ms", paramLabel = "MS", defaultValue = "3000",
+            description = "With --stall-ms: fetching time before the first stall and between stalls. Default: ${DEFAULT-VALUE}.")
+    @Range(min = 0)
+    private long healthyMs;
+
+    @Option(names = "--stall-after-ms", paramLabel = "MS", defaultValue = "0",
+            description = "Without --stall-ms: the stalled replicas fetch for MS, then stall for good (start a client first,"
+                    + " then watch its produces park). Default: ${DEFAULT-VALUE}.")
+    @Range(min = 0)
+    private long stallAfterMs;
+
+    @Option(names = "--replica-lag-time-max-ms", paramLabel = "MS", defaultValue = "30000",
+            description = "A follower not caught up for this long leaves the ISR (Kafka's replica.lag.time.max.ms)."
+                    + " Default: ${DEFAULT-VALUE}.")
+    @Range(min = 1)
+    private long replicaLagTimeMaxMs;
+
+    @Option(names = "--min-insync-replicas", paramLabel = "N", defaultValue = "2",
+            description = "acks=-1 needs this many in-sync replicas, leader included (min.insync.replicas);"
+                    + " below it, produces get NOT_ENOUGH_REPLICAS. Default: ${DEFAULT-VALUE}.")
+    @Range(min = 1)
+    private int minInsyncReplicas;
+
+    @Option(names = "--max-frame-bytes", paramLabel = "BYTES", defaultValue = "16777216",
+            description = "Largest request accepted; a bigger or negative length prefix closes that connection."
+                    + " Default: ${DEFAULT-VALUE}.")
+    @Range(min = 1024)
+    private int maxFrameBytes;
+
+    @Option(names = "--max-in-flight-per-connection", paramLabel = "N", defaultValue = "1024",
+            description = "A connection with N requests awaiting responses is not read from until one is answered"
+                    + " (Kafka reads one at a time). Default: ${DEFAULT-VALUE}.")
+    @Range(min = 1)
+    private int maxInFlightPerConnection;
+
+    @Option(names = "--retention-bytes", paramLabel = "BYTES", defaultValue = "67108864",
+            description = "Bytes of record batches each partition keeps in memory; the oldest are dropped beyond it"
+                    + " (the newest always stays; the log start offset moves, and fetching below it gets OFFSET_OUT_OF_RANGE)."
+                    + " Default: ${DEFAULT-VALUE}.")
+    @Range(min = 1)
+    private long retentionBytes;
+
+    @Option(names = "--max-parked-requests", paramLabel = "N", defaultValue = "100000",
+            description = "acks=-1 produces waiting for replicas, all connections together; past N one is answered at once"
+                    + " with THROTTLING_QUOTA_EXCEEDED (retriable) and nothing is appended. Default: ${DEFAULT-VALUE}.")
+    @Range(min = 1)
+    private int maxParkedRequests;
+
+    @Option(names = "--max-connections", paramLabel = "N", defaultValue = "1000",
+            description = "Open client connections; past N a new one is accepted and closed at once (logged at most once"
+                    + " every 10 s). Keep it below the open file limit (ulimit -n). Default: ${DEFAULT-VALUE}.")
+    @Range(min = 1)
+    private int maxConnections;
+
+    @Option(names = "--idle-timeout-ms", paramLabel = "MS", defaultValue = "600000",
+            description = "A connection with no request in flight that sends nothing for MS is closed (Kafka's"
+                    + " connections.max.idle.ms). Default: ${DEFAULT-VALUE}.")
+    @Range(min = 1)
+    private long idleTimeoutMs;
+
+    /** For picocli, which fills the fields; others start from {@link #builder()}. */
+    private BrokerConfig() {
     }
 
+    /** A builder starting from the command line's defaults. */
     public static Builder builder() {
         return new Builder();
+    }
+
+    /**
+     * Checks every setting alone ({@link Range}) and together.
+     *
+     * @return this
+     * @throws IllegalArgumentException naming the option(s) and value(s) at fault, as the command line spells them
+     */
+    public BrokerConfig validate() {
+        Range.Checks.check(this);
+        Set<String> names = new HashSet<>();
+        for (TopicSpec topic : topics) {
+            String name = topic.name();
+            require(LEGAL_TOPIC_NAME.matcher(name).matches() && !name.equals(".") && !name.equals(".."),
+                    "topic name '" + name + "' is not valid: use 1 to 249 of a-z A-Z 0-9 . _ - (Kafka's rule)");
+            require(topic.partitions() > 0, "--topic " + name + " needs at least one partition, was " + topic.partitions());
+            require(names.add(name), "--topic " + name + " is given twice");
+        }
+        require(replicaLagJitterMs <= replicaLagMs, "--replica-lag-jitter-ms " + replicaLagJitterMs + " must not exceed --replica-lag-ms "
+                + replicaLagMs + ": a follower's lag is uniform in [lag - jitter, lag + jitter]");
+        stalledReplicas.forEach(id -> require(id >= 1 && id <= followers,
+                "--stall-replica " + id + " names no follower: with --replicas " + followers + " they are 1.." + followers));
+        require(stallMs == 0 || healthyMs > 0, "--healthy-ms must be > 0 with --stall-ms, was " + healthyMs);
+        require(stallAfterMs == 0 || stallMs == 0,
+                "--stall-after-ms is for a stall that lasts: with --stall-ms, --healthy-ms is the time before the first stall");
+        require(minInsyncReplicas <= followers + 1, "--replicas " + followers + " leaves " + (followers + 1)
+                + " replica(s) with the leader, fewer than --min-insync-replicas " + minInsyncReplicas
+                + ": lower --min-insync-replicas or raise --replicas");
+        return this;
     }
 
     private static void require(boolean condition, String message) {
@@ -100,114 +171,206 @@ public record BrokerConfig(
         }
     }
 
-    /** Builds a {@link BrokerConfig}; not thread-safe. */
+    /** TCP port to listen on; 0 picks a free one. */
+    public int port() {
+        return port;
+    }
+
+    /** Topic name to partition count, in the order given. */
+    public Map<String, Integer> topics() {
+        Map<String, Integer> map = new LinkedHashMap<>();
+        topics.forEach(topic -> map.put(topic.name(), topic.partitions()));
+        return Collections.unmodifiableMap(map);
+    }
+
+    /** Simulated follower replicas per partition (replica ids 1..followers). */
+    public int followers() {
+        return followers;
+    }
+
+    /** Mean delay between a leader append and a follower fetching it. */
+    public long replicaLagMs() {
+        return replicaLagMs;
+    }
+
+    /** The lag is uniform in {@code [mean - jitter, mean + jitter]}. */
+    public long replicaLagJitterMs() {
+        return replicaLagJitterMs;
+    }
+
+    /** Follower ids that stall, in order. */
+    public Set<Integer> stalledReplicas() {
+        return Collections.unmodifiableSet(new TreeSet<>(stalledReplicas));
+    }
+
+    /** How long each stall lasts; 0 means the stalled replicas never resume. */
+    public long stallMs() {
+        return stallMs;
+    }
+
+    /** With {@code stallMs > 0}: time before the first stall and between stalls. */
+    public long healthyMs() {
+        return healthyMs;
+    }
+
+    /** With {@code stallMs == 0}: time before the stalled replicas stall for good. */
+    public long stallAfterMs() {
+        return stallAfterMs;
+    }
+
+    /** A follower not caught up for longer than this leaves the ISR. */
+    public long replicaLagTimeMaxMs() {
+        return replicaLagTimeMaxMs;
+    }
+
+    /** acks=-1 needs at least this many ISR replicas, leader included. */
+    public int minInsyncReplicas() {
+        return minInsyncReplicas;
+    }
+
+    /** Largest request frame accepted; a larger one closes the connection. */
+    public int maxFrameBytes() {
+        return maxFrameBytes;
+    }
+
+    /** Requests a connection may have awaiting responses before the broker stops reading from it. */
+    public int maxInFlightPerConnection() {
+        return maxInFlightPerConnection;
+    }
+
+    /** Bytes of record batches each partition's log keeps; the oldest beyond it are dropped (the newest always stays). */
+    public long retentionBytes() {
+        return retentionBytes;
+    }
+
+    /** acks=-1 produces the purgatory may hold in total; past it one is answered at once with THROTTLING_QUOTA_EXCEEDED. */
+    public int maxParkedRequests() {
+        return maxParkedRequests;
+    }
+
+    /** Open client connections; past it a new one is accepted and closed at once. */
+    public int maxConnections() {
+        return maxConnections;
+    }
+
+    /** A connection with no request in flight that reads nothing for this long is closed (connections.max.idle.ms). */
+    public long idleTimeoutMs() {
+        return idleTimeoutMs;
+    }
+
+    /**
+     * Builds a {@link BrokerConfig} from the command line's defaults; each method sets what the
+     * option of the same name does. Not thread-safe, and used once: {@link #build()} hands over the
+     * config it filled.
+     */
     public static final class Builder {
-        private int port = DEFAULT_PORT;
-        private final Map<String, Integer> topics = new LinkedHashMap<>();
-        private int followers = 2;
-        private long replicaLagMs = 5;
-        private long replicaLagJitterMs = 2;
-        private final Set<Integer> stalledReplicas = new TreeSet<>();
-        private long stallMs;
-        private long healthyMs = 3_000;
-        private long stallAfterMs;
-        private long replicaLagTimeMaxMs = 30_000;
-        private int minInsyncReplicas = 2;
-        private int maxFrameBytes = 16 * 1024 * 1024;
-        private int maxInFlightPerConnection = 1024;
-        private long retentionBytes = DEFAULT_RETENTION_BYTES;
-        private int maxParkedRequests = 100_000;
-        private int maxConnections = 1_000;
-        private long idleTimeoutMs = 600_000;
+        private BrokerConfig config = new BrokerConfig();
+        private boolean topicAdded;
 
         private Builder() {
+            new CommandLine(config).parseArgs(); // applies every option's default
+        }
+
+        private BrokerConfig config() {
+            if (config == null) {
+                throw new IllegalStateException("build() was called: a builder makes one config");
+            }
+            return config;
         }
 
         public Builder port(int port) {
-            this.port = port;
+            config().port = port;
             return this;
         }
 
-        /** Adds a topic; with none added, the broker serves {@value #DEFAULT_TOPIC} with 3 partitions. */
+        /** Adds a topic; the first one replaces the default topic. */
         public Builder topic(String name, int partitions) {
-            topics.put(name, partitions);
+            if (!topicAdded) {
+                config().topics.clear();
+                topicAdded = true;
+            }
+            config().topics.add(new TopicSpec(name, partitions));
             return this;
         }
 
         public Builder followers(int followers) {
-            this.followers = followers;
+            config().followers = followers;
             return this;
         }
 
         public Builder replicaLag(long meanMs, long jitterMs) {
-            this.replicaLagMs = meanMs;
-            this.replicaLagJitterMs = jitterMs;
+            config().replicaLagMs = meanMs;
+            config().replicaLagJitterMs = jitterMs;
             return this;
         }
 
         public Builder stallReplica(int replicaId) {
-            stalledReplicas.add(replicaId);
+            config().stalledReplicas.add(replicaId);
             return this;
         }
 
         /** Stalled replicas stall for {@code stallMs} after every {@code healthyMs} of fetching. */
         public Builder stallCycle(long stallMs, long healthyMs) {
-            this.stallMs = stallMs;
-            this.healthyMs = healthyMs;
+            config().stallMs = stallMs;
+            config().healthyMs = healthyMs;
             return this;
         }
 
         /** The stalled replicas fetch for {@code stallAfterMs}, then stall for good (no stall cycle). */
         public Builder stallAfterMs(long stallAfterMs) {
-            this.stallAfterMs = stallAfterMs;
+            config().stallAfterMs = stallAfterMs;
             return this;
         }
 
         public Builder replicaLagTimeMaxMs(long replicaLagTimeMaxMs) {
-            this.replicaLagTimeMaxMs = replicaLagTimeMaxMs;
+            config().replicaLagTimeMaxMs = replicaLagTimeMaxMs;
             return this;
         }
 
         public Builder minInsyncReplicas(int minInsyncReplicas) {
-            this.minInsyncReplicas = minInsyncReplicas;
+            config().minInsyncReplicas = minInsyncReplicas;
             return this;
         }
 
         public Builder maxFrameBytes(int maxFrameBytes) {
-            this.maxFrameBytes = maxFrameBytes;
+            config().maxFrameBytes = maxFrameBytes;
             return this;
         }
 
         public Builder maxInFlightPerConnection(int maxInFlightPerConnection) {
-            this.maxInFlightPerConnection = maxInFlightPerConnection;
+            config().maxInFlightPerConnection = maxInFlightPerConnection;
             return this;
         }
 
         public Builder retentionBytes(long retentionBytes) {
-            this.retentionBytes = retentionBytes;
+            config().retentionBytes = retentionBytes;
             return this;
         }
 
         public Builder maxParkedRequests(int maxParkedRequests) {
-            this.maxParkedRequests = maxParkedRequests;
+            config().maxParkedRequests = maxParkedRequests;
             return this;
         }
 
         public Builder maxConnections(int maxConnections) {
-            this.maxConnections = maxConnections;
+            config().maxConnections = maxConnections;
             return this;
         }
 
         public Builder idleTimeoutMs(long idleTimeoutMs) {
-            this.idleTimeoutMs = idleTimeoutMs;
+            config().idleTimeoutMs = idleTimeoutMs;
             return this;
         }
 
+        /**
+         * The config, {@linkplain BrokerConfig#validate() validated}.
+         *
+         * @throws IllegalArgumentException naming the setting(s) at fault
+         */
         public BrokerConfig build() {
-            Map<String, Integer> topicsOrDefault = topics.isEmpty() ? Map.of(DEFAULT_TOPIC, DEFAULT_PARTITIONS) : topics;
-            return new BrokerConfig(port, topicsOrDefault, followers, replicaLagMs, replicaLagJitterMs, stalledReplicas,
-                    stallMs, healthyMs, stallAfterMs, replicaLagTimeMaxMs, minInsyncReplicas, maxFrameBytes, maxInFlightPerConnection,
-                    retentionBytes, maxParkedRequests, maxConnections, idleTimeoutMs);
+            BrokerConfig built = config().validate();
+            config = null;
+            return built;
         }
     }
 }

@@ -1,9 +1,9 @@
 package io.purgatory.demo.broker.http;
 
+import io.purgatory.demo.broker.BrokerExtension;
 import io.purgatory.demo.broker.DemoBroker;
 import io.purgatory.demo.broker.FetchTest;
 import io.purgatory.demo.broker.WireClient;
-import io.purgatory.demo.broker.config.BrokerConfig;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -25,6 +25,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.TakesScreenshot;
@@ -58,6 +59,8 @@ class DashboardBrowserTest {
     private static final short ACKS_ALL = -1;
     private static final short FETCH_BY_NAME = 12;
 
+    @RegisterExtension
+    final BrokerExtension brokers = new BrokerExtension(config -> config.topic("demo", 3).followers(2).replicaLag(3, 2));
     private DemoBroker broker;
     private DashboardServer dashboard;
     private WireClient client;
@@ -82,23 +85,16 @@ class DashboardBrowserTest {
             load.shutdownNow();
             assertTrue(load.awaitTermination(5, TimeUnit.SECONDS));
         }
-        if (client != null) {
-            assertEquals(List.of(), client.protocolErrors(), "responses in request order, all parseable");
-            client.close();
-        }
         if (dashboard != null) {
             dashboard.close();
-        }
-        if (broker != null) {
-            broker.close();
         }
     }
 
     @Test
     void stallingAFollowerFromThePageMakesTimeoutsRiseAndResumingBringsAcksBack() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).topic("demo", 3).followers(2).replicaLag(3, 2).build());
+        broker = brokers.get();
         dashboard = DashboardServer.start(broker.replicaManager(), broker.stats(), "127.0.0.1", 0);
-        client = new WireClient(broker.port());
+        client = brokers.connect();
         startLoad();
         driver = chromium();
         driver.get(dashboard.url());

@@ -1,12 +1,12 @@
 package io.purgatory.demo.broker.http;
 
+import io.purgatory.demo.broker.BrokerExtension;
 import io.purgatory.demo.broker.DemoBroker;
 import io.purgatory.demo.broker.DemoBrokerTest;
 import io.purgatory.demo.broker.FetchTest;
 import io.purgatory.demo.broker.Waits;
 import io.purgatory.demo.broker.WireClient.Answer;
 import io.purgatory.demo.broker.WireClient;
-import io.purgatory.demo.broker.config.BrokerConfig;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -32,6 +32,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -55,12 +56,14 @@ class DashboardHttpTest {
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final List<AutoCloseable> closeables = new ArrayList<>();
+    @RegisterExtension
+    final BrokerExtension brokers = new BrokerExtension(config -> config.topic("demo", 2).followers(2).replicaLag(1, 1));
     private DemoBroker broker;
     private DashboardServer dashboard;
 
     @BeforeEach
     void start() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).topic("demo", 2).followers(2).replicaLag(1, 1).build());
+        broker = brokers.get();
         dashboard = DashboardServer.start(broker.replicaManager(), broker.stats(), "127.0.0.1", 0);
     }
 
@@ -70,7 +73,6 @@ class DashboardHttpTest {
             closeable.close();
         }
         dashboard.close();
-        broker.close();
     }
 
     private HttpResponse<String> get(String path) throws Exception {
