@@ -44,10 +44,10 @@ public final class DemoBroker implements AutoCloseable {
     private final Object closeLock = new Object();
     private boolean closed; // guarded by closeLock
 
-    private DemoBroker(BrokerConfig config, GroupCoordinatorConfig groupConfig) throws IOException, InterruptedException {
+    private DemoBroker(BrokerConfig config) throws IOException, InterruptedException {
         this.config = config;
         this.replicaManager = new ReplicaManager(config);
-        this.coordinator = new GroupCoordinator(groupConfig);
+        this.coordinator = new GroupCoordinator(GroupCoordinatorConfig.of(config));
         try {
             this.socketServer = new SocketServer(config, new KafkaApis(replicaManager, coordinator, stats), stats);
         } catch (IOException | InterruptedException | RuntimeException e) {
@@ -64,12 +64,7 @@ public final class DemoBroker implements AutoCloseable {
      * @throws IOException from bind, e.g. a {@link java.net.BindException} when the port is taken
      */
     public static DemoBroker start(BrokerConfig config) throws IOException, InterruptedException {
-        return start(config, GroupCoordinatorConfig.DEFAULTS);
-    }
-
-    /** {@link #start(BrokerConfig)} with the group coordinator's settings. */
-    public static DemoBroker start(BrokerConfig config, GroupCoordinatorConfig groupConfig) throws IOException, InterruptedException {
-        DemoBroker broker = new DemoBroker(config, groupConfig);
+        DemoBroker broker = new DemoBroker(config);
         LOG.info("demo broker listening on port {}: topics {}, {} follower(s) per partition, replica lag {}±{} ms, min.insync.replicas {}",
                 broker.port(), config.topics(), config.followers(), config.replicaLagMs(), config.replicaLagJitterMs(),
                 config.minInsyncReplicas());

@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.purgatory.demo.broker.config.BrokerConfig;
-import io.purgatory.demo.broker.coordinator.GroupCoordinatorConfig;
 import io.purgatory.demo.broker.coordinator.GroupState;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -35,6 +33,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Real KafkaConsumers (kafka-clients 4.4.0) that {@code subscribe()} in a group on the demo broker:
@@ -44,18 +43,19 @@ import org.junit.jupiter.api.Test;
 @Tag("integration")
 class ConsumerGroupTest {
     private static final String TOPIC = "demo";
-    private static final GroupCoordinatorConfig GROUPS = new GroupCoordinatorConfig(500, 1_800_000, 300, 1_000, 10_000, 300_000, 4_096);
+    @RegisterExtension
+    final BrokerExtension brokers = new BrokerExtension(config -> config.topic(TOPIC, 3).groupSessionTimeoutMs(500, 1_800_000)
+            .groupInitialRebalanceDelayMs(300));
 
     private DemoBroker broker;
     private KafkaProducer<String, String> producer;
     private final List<GroupConsumer> consumers = new ArrayList<>();
     private final ConcurrentLinkedQueue<GroupConsumer.Read> reads = new ConcurrentLinkedQueue<>();
-    private final List<WireClient> wireClients = new ArrayList<>();
     private int produced;
 
     @BeforeEach
     void start() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).topic(TOPIC, 3).build(), GROUPS);
+        broker = brokers.get();
         producer = new KafkaProducer<>(Map.of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:" + broker.port(),
                 ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
@@ -68,11 +68,7 @@ class ConsumerGroupTest {
         for (GroupConsumer consumer : consumers) {
             consumer.close();
         }
-        for (WireClient client : wireClients) {
-            client.close();
-        }
         producer.close();
-        broker.close();
     }
 
     private GroupConsumer consumer(String name, Map<String, Object> extra) {
@@ -153,8 +149,7 @@ class ConsumerGroupTest {
         produce(30);
         everyRecordReadOnce();
 
-        WireClient connection = new WireClient(broker.port());
-        wireClients.add(connection);
+        WireClient connection = brokers.connect();
         RawMember crashing = new RawMember(connection, "g", 2_000, 10_000);
         JoinGroupResponseData joined = crashing.join(TOPIC); // the others rejoin on their next heartbeat
         assertEquals(Errors.NONE.code(), joined.errorCode());
@@ -176,8 +171,7 @@ class ConsumerGroupTest {
     void aMemberThatNeverSendsSyncGroupIsRemovedAfterTheRebalanceTimeout() throws Exception {
         GroupConsumer a = consumer("a", Map.of(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 3_000));
         balanced(List.of(a));
-        WireClient connection = new WireClient(broker.port());
-        wireClients.add(connection);
+        WireClient connection = brokers.connect();
         RawMember silent = new RawMember(connection, "g", 60_000, 1_000); // a long session: only the DelayedSync can remove it
         assertEquals(Errors.NONE.code(), silent.join(TOPIC).errorCode());
         long expiredBefore = broker.coordinator().membersExpired();

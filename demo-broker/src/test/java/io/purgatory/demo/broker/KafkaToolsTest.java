@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.purgatory.demo.broker.config.BrokerConfig;
-import io.purgatory.demo.broker.coordinator.GroupCoordinatorConfig;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -35,6 +33,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Kafka's own tools from kafka-tools 4.4.0, run in this JVM against the demo broker as a user
@@ -44,6 +43,9 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("integration")
 class KafkaToolsTest {
+    @RegisterExtension
+    final BrokerExtension brokers = new BrokerExtension(config -> config.topic("demo", 3).topic("latency", 1).groupInitialRebalanceDelayMs(100));
+
     private DemoBroker broker;
     private KafkaProducer<String, String> producer;
     private int produced;
@@ -75,8 +77,7 @@ class KafkaToolsTest {
 
     @BeforeEach
     void start() throws Exception {
-        broker = DemoBroker.start(BrokerConfig.builder().port(0).topic("demo", 3).topic("latency", 1).build(),
-                new GroupCoordinatorConfig(6_000, 1_800_000, 100, 1_000, 10_000, 300_000, 4_096));
+        broker = brokers.get();
         producer = new KafkaProducer<>(Map.of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(),
                 ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
@@ -93,7 +94,6 @@ class KafkaToolsTest {
         Exit.resetExitProcedure();
         Exit.resetShutdownHookAdder();
         producer.close();
-        broker.close();
     }
 
     private String bootstrap() {

@@ -1,7 +1,10 @@
 package io.purgatory.demo.broker.coordinator;
 
+import io.purgatory.demo.broker.config.BrokerConfig;
+
 /**
- * The group coordinator's settings, Kafka's names in brackets. Immutable.
+ * The group coordinator's settings, Kafka's names in brackets; the broker's come from its
+ * {@link BrokerConfig} ({@link #of}). Immutable.
  *
  * @param minSessionTimeoutMs a JoinGroup with a shorter session timeout gets {@code INVALID_SESSION_TIMEOUT}
  *     ({@code group.min.session.timeout.ms})
@@ -27,8 +30,10 @@ public record GroupCoordinatorConfig(
         int newMemberJoinTimeoutMs,
         int maxOffsetMetadataBytes) {
 
-    /** Kafka's defaults, with a group size of 1,000 and 10,000 groups at most. */
-    public static final GroupCoordinatorConfig DEFAULTS = new GroupCoordinatorConfig(6_000, 1_800_000, 3_000, 1_000, 10_000, 300_000, 4_096);
+    /** Kafka's new member join timeout: 5 minutes. */
+    static final int NEW_MEMBER_JOIN_TIMEOUT_MS = 300_000;
+    /** Kafka's default {@code offset.metadata.max.bytes}. */
+    static final int MAX_OFFSET_METADATA_BYTES = 4_096;
 
     public GroupCoordinatorConfig {
         require(minSessionTimeoutMs > 0 && minSessionTimeoutMs <= maxSessionTimeoutMs,
@@ -40,10 +45,10 @@ public record GroupCoordinatorConfig(
         require(maxOffsetMetadataBytes >= 0, "offset.metadata.max.bytes must be >= 0");
     }
 
-    /** A copy with another initial rebalance delay. */
-    public GroupCoordinatorConfig withInitialRebalanceDelayMs(int delayMs) {
-        return new GroupCoordinatorConfig(minSessionTimeoutMs, maxSessionTimeoutMs, delayMs, maxSize, maxGroups, newMemberJoinTimeoutMs,
-                maxOffsetMetadataBytes);
+    /** The broker's group settings, with Kafka's new member join timeout and offset metadata limit. */
+    public static GroupCoordinatorConfig of(BrokerConfig broker) {
+        return new GroupCoordinatorConfig(broker.groupMinSessionTimeoutMs(), broker.groupMaxSessionTimeoutMs(), broker.groupInitialRebalanceDelayMs(),
+                broker.groupMaxSize(), broker.maxGroups(), NEW_MEMBER_JOIN_TIMEOUT_MS, MAX_OFFSET_METADATA_BYTES);
     }
 
     private static void require(boolean condition, String message) {

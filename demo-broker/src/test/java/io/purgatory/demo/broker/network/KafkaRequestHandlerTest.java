@@ -28,8 +28,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
  * never inline while a request is handled, and the broker's shutdown reaches it as a pipeline event.
  */
 class KafkaRequestHandlerTest {
-    private final ReplicaManager replicaManager = new ReplicaManager(BrokerConfig.builder().port(0).build());
-    private final GroupCoordinator coordinator = new GroupCoordinator(GroupCoordinatorConfig.DEFAULTS);
+    private final BrokerConfig config = BrokerConfig.builder().port(0).build();
+    private final ReplicaManager replicaManager = new ReplicaManager(config);
+    private final GroupCoordinator coordinator = new GroupCoordinator(GroupCoordinatorConfig.of(config));
     private final BrokerStats stats = new BrokerStats();
     private final EmbeddedChannel channel = connection();
 
