@@ -7,9 +7,11 @@
   const HISTORY_MS = 180 * 1000;
   const COLORS = {
     acked: '#2e9e5b', timedOut: '#d64545', errors: '#e08a1e', parked: '#3b6fd8', emptyMaxWait: '#3b6fd8', emptyAtOnce: '#8a4fd1',
-    p50: '#3b6fd8', p99: '#8a4fd1', max: '#d64545', stalled: 'rgba(214, 69, 69, 0.08)'
+    bandLabel: '#8a3a3a'
   };
   const PURGATORY_COLORS = ['#3b6fd8', '#2e9e5b', '#e08a1e', '#8a4fd1'];
+  // the shading of the seconds a follower was stalled, one colour per replica
+  const STALL_COLORS = ['rgba(214, 69, 69, 0.10)', 'rgba(224, 138, 30, 0.14)', 'rgba(138, 79, 209, 0.10)', 'rgba(59, 111, 216, 0.10)'];
   const samples = [];
   let replicaIds = '';
   let partitionHeader = '';
@@ -88,11 +90,12 @@
     $('fetch-error-total').textContent = whole(s.fetch.errorTotal);
     $('parked').textContent = whole(s.purgatories.reduce((sum, p) => sum + p.delayed, 0));
     $('parked-detail').textContent = s.purgatories.map((p) => p.name + ' ' + whole(p.delayed)).join(', ');
-    const late = s.purgatories.reduce((worst, p) => (p.latenessMaxMs > worst.latenessMaxMs ? p : worst), s.purgatories[0]);
+    // the tile shows the highest p99 of the purgatories: the top line of the lateness chart, now
+    const late = s.purgatories.reduce((worst, p) => (p.latenessP99Ms > worst.latenessP99Ms ? p : worst), s.purgatories[0]);
     $('lateness-p99').textContent = late ? late.latenessP99Ms + ' ms' : '–';
     $('lateness-detail').textContent = late
-      ? 'p50 ' + late.latenessP50Ms + ' · p99.9 ' + late.latenessP999Ms + ' · max ' + late.latenessMaxMs + ' ms, '
-        + whole(late.latenessCount) + ' expired (' + late.name + ')'
+      ? late.name + ': p50 ' + late.latenessP50Ms + ' · p99.9 ' + late.latenessP999Ms + ' · max ' + late.latenessMaxMs + ' ms, '
+        + whole(late.latenessCount) + ' expired'
       : '–';
     $('connections').textContent = whole(s.connections);
     $('bytes-in').textContent = byteCount(s.bytesIn);
@@ -103,7 +106,7 @@
   }
 
   function renderCharts() {
-    const stalled = (s) => s.replicas.some((r) => r.stalled);
+    const stalled = stallBands();
     chart($('chart-outcomes'), $('legend-outcomes'), [
       { label: 'acked', color: COLORS.acked, value: (s) => s.produce.ackedPerSec },
       { label: 'timed out', color: COLORS.timedOut, value: (s) => s.produce.timedOutPerSec },
@@ -121,26 +124,48 @@
       color: PURGATORY_COLORS[i % PURGATORY_COLORS.length],
       value: (s) => (s.purgatories.find((p) => p.name === name) || { delayed: 0 }).delayed
     })), stalled);
-    const lateness = (pick) => (s) => s.purgatories.reduce((worst, p) => Math.max(worst, pick(p)), 0);
-    chart($('chart-lateness'), $('legend-lateness'), [
-      { label: 'p50', color: COLORS.p50, value: lateness((p) => p.latenessP50Ms) },
-      { label: 'p99', color: COLORS.p99, value: lateness((p) => p.latenessP99Ms) },
-      { label: 'max', color: COLORS.max, value: lateness((p) => p.latenessMaxMs) }
-    ], stalled);
+    chart($('chart-lateness'), $('legend-lateness'), names.map((name, i) => ({
+      label: name + ' p99',
+      color: PURGATORY_COLORS[i % PURGATORY_COLORS.length],
+      value: (s) => (s.purgatories.find((p) => p.name === name) || { latenessP99Ms: 0 }).latenessP99Ms,
+      unit: 'ms'
+    })), stalled);
   }
 
-  function legend(element, series) {
-    const key = series.map((line) => line.label).join('|');
+  // One band per follower that was stalled at some time on the charts: the samples in which it was.
+  function stallBands() {
+    const ids = [];
+    samples.forEach((s) => s.replicas.forEach((r) => {
+      if (r.stalled && !ids.includes(r.id)) {
+        ids.push(r.id);
+      }
+    }));
+    return ids.sort((a, b) => a - b).map((id) => ({
+      label: 'replica ' + id + ' stalled',
+      color: STALL_COLORS[(id - 1) % STALL_COLORS.length],
+      on: (s) => s.replicas.some((r) => r.id === id && r.stalled)
+    }));
+  }
+
+  // The legend: a line per series (with its value now when it has a unit), then a block per band.
+  function legend(element, series, bands) {
+    const now = samples[samples.length - 1];
+    const entries = series.map((line) => ({ kind: 'line', color: line.color, text: line.label + (line.unit ? ' ' + line.value(now) + ' ' + line.unit : '') }))
+      .concat(bands.map((band) => ({ kind: 'band', color: band.color, text: band.label })));
+    const key = entries.map((entry) => entry.text).join('|');
     if (element.dataset.key === key) {
       return;
     }
     element.dataset.key = key;
     element.textContent = '';
-    series.forEach((line) => {
+    entries.forEach((entry) => {
+      const item = document.createElement('span');
+      item.className = 'legend-' + entry.kind;
       const swatch = document.createElement('i');
-      swatch.style.background = line.color;
-      element.appendChild(swatch);
-      element.appendChild(document.createTextNode(line.label));
+      swatch.style.background = entry.color;
+      item.appendChild(swatch);
+      item.appendChild(document.createTextNode(entry.text));
+      element.appendChild(item);
     });
   }
 
@@ -157,9 +182,10 @@
     return 10 * magnitude;
   }
 
-  // A line chart of the last three minutes; the background is shaded where shade(sample) holds.
-  function chart(canvas, legendElement, series, shade) {
-    legend(legendElement, series);
+  // A line chart of the last three minutes; each band shades the background where band.on(sample)
+  // holds, and names itself at the top of each shaded stretch when there is room.
+  function chart(canvas, legendElement, series, bands) {
+    legend(legendElement, series, bands);
     const ratio = window.devicePixelRatio || 1;
     const width = canvas.clientWidth;
     const height = canvas.clientHeight;
@@ -184,16 +210,30 @@
     const yMax = niceCeiling(max);
     const y = (v) => bottom - (v / yMax) * (bottom - top);
 
-    g.fillStyle = COLORS.stalled;
     g.save();
     g.beginPath();
     g.rect(left, top, right - left, bottom - top);
     g.clip();
-    samples.forEach((s, i) => {
-      if (shade(s)) {
-        const previous = i > 0 ? samples[i - 1].timeMs : s.timeMs - 1000;
-        g.fillRect(x(previous), top, x(s.timeMs) - x(previous), bottom - top);
-      }
+    g.font = '10px system-ui, sans-serif';
+    g.textAlign = 'left';
+    g.textBaseline = 'top';
+    bands.forEach((band, b) => {
+      let stretchStart = null;
+      samples.forEach((s, i) => {
+        const from = i > 0 ? samples[i - 1].timeMs : s.timeMs - 1000;
+        if (band.on(s)) {
+          g.fillStyle = band.color;
+          g.fillRect(x(from), top, x(s.timeMs) - x(from), bottom - top);
+          stretchStart = stretchStart === null ? from : stretchStart;
+        }
+        if (stretchStart !== null && (!band.on(s) || i === samples.length - 1)) {
+          const end = band.on(s) ? s.timeMs : from;
+          const name = x(end) - x(stretchStart) >= g.measureText(band.label).width + 6 ? band.label : band.label.replace(/^replica (\d+).*/, 'r$1');
+          g.fillStyle = COLORS.bandLabel;
+          g.fillText(name, Math.max(left, x(stretchStart)) + 3, top + 2 + 12 * b);
+          stretchStart = null;
+        }
+      });
     });
     g.restore();
 

@@ -7,10 +7,11 @@ import java.util.concurrent.atomic.LongAccumulator;
  * A log-linear histogram of non-negative millisecond values, in the manner of HdrHistogram with
  * 4 bits of precision: values below 16 are counted exactly, larger values in 16 sub-buckets per
  * power of two, so a reported percentile is at most 1/16 (6.25%) above the true value. Fixed size
- * (960 counters), no allocation when recording. Read-only outside this package: the purgatory
+ * (960 counters), no allocation when recording. It also keeps the exact sum of the values, so a mean
+ * or a rate (a Prometheus summary's {@code _sum}) can be computed. Read-only outside this package: the purgatory
  * records into it and hands it out to be read.
  *
- * <p>Thread-safe and lock-free: each counter is an atomic. Reads while values are being recorded
+ * <p>Thread-safe and lock-free: each counter, the sum and the maximum is an atomic. Reads while values are being recorded
  * see some recent state, not a snapshot.
  */
 public final class LatencyHistogram {
@@ -21,6 +22,8 @@ public final class LatencyHistogram {
 
     private final AtomicLongArray counts = new AtomicLongArray(BUCKETS);
     private final LongAccumulator max = new LongAccumulator(Math::max, 0);
+    /** Adds values that are never negative, stopping at {@code Long.MAX_VALUE}: associative and commutative, as required. */
+    private final LongAccumulator sum = new LongAccumulator(LatencyHistogram::saturatedAdd, 0);
 
     /** Only the purgatory records: users get the histogram to read. */
     LatencyHistogram() {
@@ -31,6 +34,7 @@ public final class LatencyHistogram {
         long v = Math.max(0, valueMs);
         counts.incrementAndGet(index(v));
         max.accumulate(v);
+        sum.accumulate(v);
     }
 
     /** How many values were recorded. */
@@ -40,6 +44,11 @@ public final class LatencyHistogram {
             total += counts.get(i);
         }
         return total;
+    }
+
+    /** The sum of the values recorded (negative ones as 0), or {@code Long.MAX_VALUE} if it would be larger; 0 when empty. */
+    public long sumMs() {
+        return sum.get();
     }
 
     /** The largest value recorded, or 0. */
@@ -68,6 +77,11 @@ public final class LatencyHistogram {
             }
         }
         return maxMs();
+    }
+
+    private static long saturatedAdd(long a, long b) {
+        long s = a + b;
+        return s < 0 ? Long.MAX_VALUE : s;
     }
 
     static int index(long v) {

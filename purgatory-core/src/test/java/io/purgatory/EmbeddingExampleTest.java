@@ -19,21 +19,33 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The README's embedding example, taken from README.md itself (the first {@code java} block after
- * the {@value #MARKER} comment), compiled as the file it claims to be and run: the README and the
- * code cannot drift apart.
+ * The README's examples, taken from README.md itself (the first {@code java} block after the
+ * {@value #MARKER} comment, and after the {@value #TIMER_MARKER} one), each compiled as the file it
+ * claims to be and run: the README and the code cannot drift apart.
  */
 class EmbeddingExampleTest {
 
     static final String MARKER = "<!-- embedding-example";
+    static final String TIMER_MARKER = "<!-- timer-example";
 
     private static final Pattern BLOCK = Pattern.compile("```java\\n(.*?)\\n```", Pattern.DOTALL);
     private static final Pattern PUBLIC_CLASS = Pattern.compile("^public (?:final )?class (\\w+)", Pattern.MULTILINE);
 
     @Test
     void theReadmeExampleCompilesAndRunsAsPasted(@TempDir Path dir) throws Exception {
+        assertEquals("keys: NONE, positions: NONE" + System.lineSeparator(), compileAndRun(dir, MARKER));
+    }
+
+    @Test
+    void theReadmeTimerExampleCompilesAndRunsAsPasted(@TempDir Path dir) throws Exception {
+        assertEquals("timeout done: true, never cancelled: true, heartbeat cancelled: true" + System.lineSeparator(),
+                compileAndRun(dir, TIMER_MARKER));
+    }
+
+    /** Compiles the README's example after {@code marker} with every lint warning an error, runs it, and returns what it printed. */
+    private static String compileAndRun(Path dir, String marker) throws Exception {
         // surefire runs in the module's directory; the README is the repository's
-        String source = exampleSource(Files.readString(Path.of("..", "README.md")));
+        String source = exampleSource(Files.readString(Path.of("..", "README.md")), marker);
         Matcher publicClass = PUBLIC_CLASS.matcher(source);
         assertTrue(publicClass.find(), "the example declares a public class");
         String className = publicClass.group(1);
@@ -45,16 +57,15 @@ class EmbeddingExampleTest {
         int status = javac.run(null, diagnostics, diagnostics, "-Xlint:all", "-Werror",
                 "-classpath", codeSource(DelayedOperationPurgatory.class).toString(), "-d", dir.toString(), file.toString());
         assertEquals(0, status, () -> "the README's example does not compile:\n" + diagnostics.toString(StandardCharsets.UTF_8));
-
-        assertEquals("keys: NONE, positions: NONE" + System.lineSeparator(), runMain(dir, className));
+        return runMain(dir, className);
     }
 
     /** The first {@code java} block after the marker. */
-    static String exampleSource(String readme) {
-        int marker = readme.indexOf(MARKER);
-        assertTrue(marker >= 0, "README.md has the marker " + MARKER);
+    static String exampleSource(String readme, String marker) {
+        int at = readme.indexOf(marker);
+        assertTrue(at >= 0, "README.md has the marker " + marker);
         Matcher block = BLOCK.matcher(readme);
-        assertTrue(block.find(marker), "a java block follows the marker");
+        assertTrue(block.find(at), "a java block follows the marker");
         return block.group(1) + "\n";
     }
 

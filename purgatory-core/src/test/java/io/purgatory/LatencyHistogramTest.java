@@ -27,6 +27,7 @@ class LatencyHistogramTest {
         LatencyHistogram histogram = new LatencyHistogram();
 
         assertEquals(0, histogram.count());
+        assertEquals(0, histogram.sumMs());
         assertEquals(0, histogram.maxMs());
         assertEquals(0, histogram.valueAtPercentileMs(50));
         assertEquals(0, histogram.valueAtPercentileMs(100));
@@ -128,6 +129,7 @@ class LatencyHistogramTest {
         histogram.record(40);
 
         assertEquals(123_457, histogram.maxMs());
+        assertEquals(1000 + 5 + 123_457 + 40, histogram.sumMs(), "the sum is exact, not bucket bounds");
         assertEquals(123_457, histogram.valueAtPercentileMs(100), "the top percentile is the max, not a bucket bound");
     }
 
@@ -139,6 +141,8 @@ class LatencyHistogramTest {
         assertEquals(1, histogram.count());
         assertEquals(Long.MAX_VALUE, histogram.maxMs());
         assertEquals(Long.MAX_VALUE, histogram.valueAtPercentileMs(50));
+        histogram.record(1);
+        assertEquals(Long.MAX_VALUE, histogram.sumMs(), "the sum stops at the largest long rather than wrapping");
     }
 
     @Test
@@ -148,6 +152,7 @@ class LatencyHistogramTest {
         histogram.record(Long.MIN_VALUE);
 
         assertEquals(2, histogram.count());
+        assertEquals(0, histogram.sumMs());
         assertEquals(0, histogram.maxMs());
         assertEquals(0, histogram.valueAtPercentileMs(100));
     }
@@ -193,6 +198,7 @@ class LatencyHistogramTest {
         }
 
         assertEquals((long) threads * perThread, histogram.count());
+        assertEquals((1 + 5 + 9 + 13L) * perThread, histogram.sumMs());
         assertEquals(13, histogram.maxMs());
         assertEquals(1, histogram.valueAtPercentileMs(25));
         assertEquals(5, histogram.valueAtPercentileMs(50));

@@ -2,6 +2,8 @@ package io.purgatory.timer;
 
 import java.util.Map;
 import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A {@link Timer} on manual time, for deterministic tests of code that schedules tasks.
@@ -10,12 +12,17 @@ import java.util.TreeMap;
  * became due, in deadline order (tasks with the same deadline in the order they were added), on
  * the calling thread. While a task runs, {@link #nowMs()} reads that task's deadline, so a task
  * that adds another task schedules it relative to its own deadline, and the new task runs within
- * the same {@code advance} if it falls due by the target time.
+ * the same {@code advance} if it falls due by the target time. So a recurring callback runs every
+ * occurrence that falls due, in order, within one {@code advance}: a fixed rate of 10 ms runs ten
+ * times in {@code advance(100)}. A task that calls {@code advance} itself models a run that takes that
+ * long: the tasks due meanwhile run inside that call, and a fixed rate then skips the runs it missed.
  *
  * <p>Thread-safe: every field is guarded by the monitor of this timer. Tasks run without the
  * monitor held, so they may add and cancel tasks, from any thread.
  */
 public final class MockTimer extends TaskHost implements Timer {
+
+    private static final Logger LOG = LoggerFactory.getLogger(MockTimer.class);
 
     /** Deadline in ms to the tasks due then, in add order. */
     private final TreeMap<Long, TaskList> byDeadline = new TreeMap<>();
@@ -33,19 +40,52 @@ public final class MockTimer extends TaskHost implements Timer {
         if (!task.claim(this)) {
             return;
         }
-        synchronized (this) {
-            if (closed) {
-                task.transition(TimerTask.QUEUED, TimerTask.CANCELLED);
-                throw new IllegalStateException("MockTimer is closed");
-            }
-            if (!task.transition(TimerTask.QUEUED, TimerTask.SCHEDULED)) {
-                return; // cancelled between claim and here
-            }
-            long deadline = now + Math.min(task.delayMs(), Long.MAX_VALUE - now);
-            task.dueTick = deadline;
-            byDeadline.computeIfAbsent(deadline, d -> new TaskList()).add(task);
+        start(task, deadlineAfter(task.delayMs()));
+    }
+
+    @Override
+    synchronized void start(TimerTask task, long deadlineMs) {
+        if (closed) {
+            task.transition(TimerTask.QUEUED, TimerTask.CANCELLED);
+            throw new IllegalStateException("MockTimer is closed");
+        }
+        if (task.transition(TimerTask.QUEUED, TimerTask.SCHEDULED)) { // else cancelled between claim and here
+            link(task, deadlineMs);
             size++;
         }
+    }
+
+    @Override
+    synchronized void reschedule(TimerTask task, long deadlineMs) {
+        if (closed) {
+            task.transition(TimerTask.FIRING, TimerTask.EXPIRED); // what was pending is dropped
+            return;
+        }
+        if (task.transition(TimerTask.FIRING, TimerTask.SCHEDULED)) { // else cancelled during its run
+            link(task, deadlineMs); // still counted in size
+        }
+    }
+
+    @Override
+    synchronized void finished(TimerTask task) {
+        if (task.transition(TimerTask.FIRING, TimerTask.EXPIRED) && !closed) {
+            size--;
+        }
+    }
+
+    private void link(TimerTask task, long deadlineMs) {
+        task.dueTick = deadlineMs;
+        byDeadline.computeIfAbsent(deadlineMs, d -> new TaskList()).add(task);
+    }
+
+    @Override
+    synchronized long deadlineAfter(long delayMs) {
+        return now + Math.min(delayMs, Long.MAX_VALUE - now);
+    }
+
+    @Override
+    long deadlineMsOfTick(long dueTick) {
+        return dueTick;
     }
 
     /**
@@ -76,8 +116,11 @@ public final class MockTimer extends TaskHost implements Timer {
                 if (first.getValue().isEmpty()) {
                     byDeadline.remove(first.getKey());
                 }
-                size--;
-                if (!task.transition(TimerTask.SCHEDULED, TimerTask.EXPIRED)) {
+                boolean fired = task.fire();
+                if (!fired || !task.recurs()) {
+                    size--; // a recurring task that fired stays pending until cancelled or ended
+                }
+                if (!fired) {
                     continue; // cancelled; its canceller finds it unlinked
                 }
             }
@@ -97,19 +140,33 @@ public final class MockTimer extends TaskHost implements Timer {
         return size;
     }
 
-    /** Drops every pending task without running it. Idempotent. */
+    /**
+     * Drops every pending task without running it; recurring callbacks are not scheduled again; the
+     * number of tasks that were pending is logged at INFO. Idempotent.
+     */
     @Override
     public synchronized void close() {
+        if (closed) {
+            return;
+        }
         closed = true;
+        LOG.info("MockTimer closed: {} pending tasks dropped", size);
         byDeadline.clear();
         size = 0;
     }
 
     @Override
     synchronized void cancelled(TimerTask task, int previousState) {
+        if (closed) {
+            return; // dropped by close()
+        }
+        if (previousState == TimerTask.FIRING) {
+            size--; // a recurring task cancelled while out of the map, to run
+            return;
+        }
         TaskList list = task.list;
-        if (list == null || closed) {
-            return; // not linked yet, already taken by advance(), or dropped by close()
+        if (list == null) {
+            return; // not linked yet, or already taken by advance(), which counted it
         }
         list.remove(task);
         if (list.isEmpty()) {

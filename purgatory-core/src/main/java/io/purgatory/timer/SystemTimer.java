@@ -43,8 +43,16 @@ import org.slf4j.LoggerFactory;
  * {@link #add}. An exception thrown by a task is logged and does not stop the timer. Thread names
  * are {@code <name>-reaper} and {@code <name>-executor}; both threads are daemons.
  *
+ * <p>Deadlines are whole milliseconds on {@link #nowMs()}'s clock, rounded up from the add time; a
+ * task's due tick is its deadline rounded up to the tick. A recurring callback is one task that the
+ * reaper hands to the executor in state FIRING and that, once run, goes back through the same add
+ * stack with its next deadline (written by the executor before the push), still counted in
+ * {@link #size()}: no allocation per run, and a {@code cancel()} that wins against FIRING makes the
+ * push back fail.
+ *
  * <p>Thread-safe. Fields: {@code wheel}, {@code parkedAtTick} and the link fields of every task in
- * the wheel are written by the reaper thread only; {@code added}, {@code cancelled},
+ * the wheel are written by the reaper thread only (a task's {@code dueTick} by the thread that pushes
+ * it onto {@code added}, before the push); {@code added}, {@code cancelled},
  * {@code expired}, {@code size}, {@code closed}, {@code reaperDone} and {@code parkUntilTick} are
  * atomics or volatiles shared by all threads.
  */
@@ -58,6 +66,7 @@ public final class SystemTimer extends TaskHost implements Timer {
     static final long HANDOFF_SLACK_TICKS = 10;
 
     private final String name;
+    private final long tickMs;
     private final long tickNanos;
     private final long startNanos;
     private final TimingWheel wheel;
@@ -92,6 +101,7 @@ public final class SystemTimer extends TaskHost implements Timer {
         if (tickMs < 1 || tickMs > Long.MAX_VALUE / NANOS_PER_MS) {
             throw new IllegalArgumentException("tickMs must be from 1 to " + Long.MAX_VALUE / NANOS_PER_MS + ": " + tickMs);
         }
+        this.tickMs = tickMs;
         this.tickNanos = tickMs * NANOS_PER_MS;
         this.startNanos = System.nanoTime();
         this.wheel = new TimingWheel(wheelSize, 0);
@@ -106,19 +116,56 @@ public final class SystemTimer extends TaskHost implements Timer {
         if (!task.claim(this)) {
             return; // cancelled before it was added
         }
+        start(task, deadlineAfter(task.delayMs()));
+    }
+
+    @Override
+    void start(TimerTask task, long deadlineMs) {
         if (closed.get()) {
             task.transition(TimerTask.QUEUED, TimerTask.CANCELLED);
             throw new IllegalStateException("timer " + name + " is closed");
         }
-        long deadlineNanos = saturatedAdd(elapsedNanos(), saturatedMultiply(task.delayMs(), NANOS_PER_MS));
-        long dueTick = ceilDiv(deadlineNanos, tickNanos);
-        task.dueTick = dueTick;
         size.increment();
+        handOver(task, deadlineMs);
+    }
+
+    @Override
+    void reschedule(TimerTask task, long deadlineMs) {
+        if (closed.get()) {
+            task.transition(TimerTask.FIRING, TimerTask.EXPIRED); // what was pending is dropped
+            return;
+        }
+        if (task.transition(TimerTask.FIRING, TimerTask.QUEUED)) { // else cancelled during its run
+            handOver(task, deadlineMs);
+        }
+    }
+
+    @Override
+    void finished(TimerTask task) {
+        if (task.transition(TimerTask.FIRING, TimerTask.EXPIRED)) {
+            size.decrement();
+        }
+    }
+
+    /** Pushes a QUEUED task for the reaper, waking it if the task is due before it would wake. */
+    private void handOver(TimerTask task, long deadlineMs) {
+        long dueTick = ceilDiv(deadlineMs, tickMs); // rounded up: never before the deadline
+        task.dueTick = dueTick;
         boolean wasEmpty = push(added, task);
         long until = parkUntilTick;
         if (dueTick < until || (wasEmpty && sleepsLong(until))) {
             LockSupport.unpark(reaper);
         }
+    }
+
+    @Override
+    long deadlineAfter(long delayMs) {
+        return saturatedAdd(ceilDiv(elapsedNanos(), NANOS_PER_MS), delayMs); // the next whole ms: never early
+    }
+
+    @Override
+    long deadlineMsOfTick(long dueTick) {
+        return saturatedMultiply(dueTick, tickMs);
     }
 
     @Override
@@ -134,12 +181,17 @@ public final class SystemTimer extends TaskHost implements Timer {
         return elapsedNanos() / NANOS_PER_MS;
     }
 
-    /** Stops the reaper and the executor; tasks not yet due are never run. Idempotent. */
+    /**
+     * Stops the reaper and the executor; tasks not yet due are never run, recurring callbacks are not
+     * scheduled again (a run already handed to the executor still runs), and the number of tasks that
+     * were pending is logged at INFO. Idempotent.
+     */
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
+        LOG.info("Timer {} closed: {} pending tasks dropped", name, Math.max(0, size.sum()));
         LockSupport.unpark(reaper);
         try {
             reaper.join(); // the reaper runs no user code, so this wait is short
@@ -161,7 +213,8 @@ public final class SystemTimer extends TaskHost implements Timer {
         if (previousState == TimerTask.SCHEDULED && push(cancelled, task) && sleepsLong(parkUntilTick)) {
             LockSupport.unpark(reaper); // unlink the task now, not when the reaper next wakes
         }
-        // a QUEUED task is still on the add stack: the reaper drops it when it takes the stack
+        // a QUEUED task is still on the add stack (or about to be): the reaper drops it when it takes
+        // the stack; a FIRING one is out of the wheel, and its reschedule fails
     }
 
     /** Whether a reaper parked until {@code until} sleeps longer than the hand-off slack. */
@@ -241,8 +294,10 @@ public final class SystemTimer extends TaskHost implements Timer {
 
     /** On the reaper: hands a due task to the executor (unparked once per round, in {@link #reap}). */
     private void expire(TimerTask task) {
-        if (task.transition(TimerTask.SCHEDULED, TimerTask.EXPIRED)) {
-            size.decrement();
+        if (task.fire()) {
+            if (!task.recurs()) {
+                size.decrement(); // a recurring task stays pending until it is cancelled or its schedule ends
+            }
             if (push(expired, task)) {
                 expiredBatchStarted = true;
             }

@@ -19,6 +19,13 @@ import java.lang.invoke.VarHandle;
  * Every transition is a compare-and-set on {@code state}, so exactly one of "run" and "cancel" wins.
  * A task cancelled before it is added is never scheduled: {@link Timer#add} ignores it.
  *
+ * <p>A recurring task (the timer's own, behind {@link Timer#scheduleAtFixedRate} and its siblings)
+ * goes from SCHEDULED to FIRING instead of EXPIRED: it runs, then either goes back to QUEUED with
+ * its next deadline (a {@link MockTimer}, which links it under its monitor, moves it straight to
+ * SCHEDULED), or to EXPIRED when its schedule ends. {@code cancel()} still wins from FIRING, and
+ * then the move back fails: a recurring task stops whether it is cancelled before, during or after
+ * a run.
+ *
  * <h2>Thread-safety</h2>
  * {@link #cancel()} and {@link #isCancelled()} may be called from any thread. The link fields
  * ({@code prev}, {@code next}, {@code list}, {@code dueTick}) belong to the timer the task was added
@@ -33,6 +40,8 @@ public abstract class TimerTask implements Runnable {
     static final int SCHEDULED = 2;
     static final int EXPIRED = 3;
     static final int CANCELLED = 4;
+    /** A recurring task taken from the timer to run; it goes back to QUEUED (or SCHEDULED), or to EXPIRED when its schedule ends. */
+    static final int FIRING = 5;
 
     private static final VarHandle STATE;
     private static final VarHandle HOST;
@@ -81,7 +90,8 @@ public abstract class TimerTask implements Runnable {
      * that adding it later does nothing. O(1).
      *
      * @return true if this call cancelled the task; false if it had already run, started to run,
-     *     or been cancelled
+     *     or been cancelled (a recurring task is cancelled by a call during its run, too: its
+     *     later runs never happen)
      */
     public boolean cancel() {
         while (true) {
@@ -124,5 +134,29 @@ public abstract class TimerTask implements Runnable {
 
     final boolean transition(int from, int to) {
         return STATE.compareAndSet(this, from, to);
+    }
+
+    /**
+     * Takes a due task for running: SCHEDULED to EXPIRED, or to FIRING if it {@linkplain #recurs() recurs}.
+     *
+     * @return false if the task was cancelled first (it must then not run)
+     */
+    final boolean fire() {
+        return STATE.compareAndSet(this, SCHEDULED, recurs() ? FIRING : EXPIRED);
+    }
+
+    /** Whether the timer puts this task back after it runs; only the timer's own recurring tasks do. */
+    boolean recurs() {
+        return false;
+    }
+
+    /** The task's state: NEW, QUEUED, SCHEDULED, EXPIRED, CANCELLED or FIRING. */
+    final int state() {
+        return state;
+    }
+
+    /** The timer this task was added to, or null before it was added. */
+    final TaskHost host() {
+        return host;
     }
 }

@@ -6,13 +6,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
-import javax.imageio.ImageIO;
+import org.jfree.chart.JFreeChart;
+import org.jfree.data.xy.YIntervalSeries;
+import org.jfree.data.xy.YIntervalSeriesCollection;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -21,9 +22,10 @@ import picocli.CommandLine.Parameters;
 /**
  * The chart step for CSV results, such as those of {@code purgatory-perf --mode HWM --csv}: one PNG
  * line chart of a column (y) against another (x, log scale), one line per value of a third column.
- * Repeated runs of one line at one x are drawn as their median. Runs headless.
+ * Repeated runs of one line at one x are drawn as their median. Runs headless; JFreeChart draws
+ * ({@link Charts}).
  *
- * <p>Not thread-safe; a command-line main. {@link #panel} is stateless.
+ * <p>Not thread-safe; a command-line main. {@link #chart} is stateless.
  */
 @Command(name = "csv-chart", showDefaultValues = true, usageHelpWidth = 110,
         description = {
@@ -67,7 +69,7 @@ public final class CsvChart implements Callable<Integer> {
 
     @Option(names = "--y-scale", description = "LINEAR (from zero) or LOG (a tick per decade: for values that span decades, such as CPU"
             + " per request across lags). Default: ${DEFAULT-VALUE}.")
-    private LineChart.YScale yScale = LineChart.YScale.LOG;
+    private Charts.YScale yScale = Charts.YScale.LOG;
 
     public static void main(String[] args) {
         System.setProperty("java.awt.headless", "true");
@@ -88,18 +90,14 @@ public final class CsvChart implements Callable<Integer> {
             }
             lines.addAll(read);
         }
-        Panel panel;
+        JFreeChart chart;
         try {
-            panel = panel(lines, x, y, series, title, xLabel, unit);
+            chart = chart(lines, x, y, series, title, xLabel, unit, yScale);
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             return 1;
         }
-        Path parent = out.toAbsolutePath().getParent();
-        if (parent != null) {
-            Files.createDirectories(parent);
-        }
-        ImageIO.write(LineChart.render(panel, yScale), "png", out.toFile());
+        Charts.writePng(chart, out);
         System.out.println(out);
         return 0;
     }
@@ -110,8 +108,8 @@ public final class CsvChart implements Callable<Integer> {
      * @throws IllegalArgumentException if a column is missing, a line has another number of fields
      *     than the header, a figure is not a number, or there is no line to draw
      */
-    static Panel panel(List<String> lines, String x, String y, String series, String title, String xLabel,
-                       String unit) {
+    static JFreeChart chart(List<String> lines, String x, String y, String series, String title, String xLabel,
+                            String unit, Charts.YScale yScale) {
         if (lines.isEmpty()) {
             throw new IllegalArgumentException("no CSV lines");
         }
@@ -138,14 +136,13 @@ public final class CsvChart implements Callable<Integer> {
         if (bySeries.isEmpty()) {
             throw new IllegalArgumentException("no figures in column " + y);
         }
-        List<Panel.Series> drawn = new ArrayList<>();
+        YIntervalSeriesCollection data = new YIntervalSeriesCollection();
         bySeries.forEach((name, points) -> {
-            List<Panel.Point> medians = new ArrayList<>();
-            points.forEach((at, values) -> medians.add(new Panel.Point(at, median(values), Double.NaN)));
-            medians.sort(Comparator.comparingDouble(Panel.Point::x));
-            drawn.add(new Panel.Series(name, List.copyOf(medians)));
+            YIntervalSeries line = new YIntervalSeries(name);
+            points.forEach((at, values) -> Charts.add(line, at, median(values), Double.NaN, yScale));
+            data.addSeries(line);
         });
-        return new Panel(title, xLabel, unit, List.copyOf(drawn));
+        return Charts.lineChart(title, xLabel, unit, data, yScale);
     }
 
     private static int column(List<String> header, String name) {

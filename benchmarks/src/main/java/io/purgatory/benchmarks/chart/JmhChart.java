@@ -2,13 +2,17 @@ package io.purgatory.benchmarks.chart;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
-import javax.imageio.ImageIO;
+import java.util.stream.Collectors;
+import org.jfree.chart.JFreeChart;
+import org.jfree.data.xy.YIntervalSeries;
+import org.jfree.data.xy.YIntervalSeriesCollection;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -18,9 +22,10 @@ import picocli.CommandLine.Spec;
 
 /**
  * The chart step: reads JMH JSON result files ({@code -rf json -rff <file>}) and writes one PNG line
- * chart per benchmark method and thread count: a metric by pending count, one line per timer. Runs
- * headless. See {@code --help} and docs/benchmarks.md. Writes to the command line's out and err
- * writers; a file it cannot read or chart is one line on err and exit status 1, not a stack trace.
+ * chart per benchmark method and thread count (and value of every other parameter): a metric by
+ * pending count, one line per timer. Runs headless; JFreeChart draws ({@link Charts}). See
+ * {@code --help} and docs/benchmarks.md. Writes to the command line's out and err writers; a file
+ * it cannot read or chart is one line on err and exit status 1, not a stack trace.
  *
  * <p>Not thread-safe; a command-line main.
  */
@@ -85,21 +90,65 @@ public final class JmhChart implements Callable<Integer> {
             err.println("jmh-chart: no results with metric " + metric + " in " + resultFiles);
             return 1;
         }
-        List<Panel> panels;
+        List<JFreeChart> charts;
         try {
-            panels = Panel.group(results, xParam, seriesParam);
+            charts = charts(results, xParam, seriesParam);
         } catch (IllegalArgumentException e) {
             err.println("jmh-chart: " + e.getMessage());
             return 1;
         }
-        Files.createDirectories(outDirectory);
         String suffix = JmhResult.PRIMARY.equals(metric) ? ".png" : "-" + metric + ".png";
-        for (Panel panel : panels) {
-            Path file = outDirectory.resolve(panel.fileName(suffix));
-            ImageIO.write(LineChart.render(panel), "png", file.toFile());
+        for (JFreeChart chart : charts) {
+            Path file = outDirectory.resolve(fileName(chart, suffix));
+            Charts.writePng(chart, file);
             out.println(file);
         }
         return 0;
+    }
+
+    /**
+     * One chart per benchmark method, thread count and value of every other parameter, in the order
+     * they first appear: the score by {@code xParam}, one line per value of {@code seriesParam} (in
+     * the order they first appear), with the confidence interval as error bars.
+     *
+     * @throws IllegalArgumentException if a result lacks either parameter
+     */
+    static List<JFreeChart> charts(List<JmhResult> results, String xParam, String seriesParam) {
+        Map<String, Map<String, YIntervalSeries>> byChart = new LinkedHashMap<>();
+        Map<String, String> units = new LinkedHashMap<>();
+        for (JmhResult result : results) {
+            if (!result.params().containsKey(xParam) || !result.params().containsKey(seriesParam)) {
+                throw new IllegalArgumentException(result.benchmark() + " has no parameter " + xParam + " or " + seriesParam);
+            }
+            String title = title(result, xParam, seriesParam);
+            units.putIfAbsent(title, result.unit());
+            String name = result.params().get(seriesParam);
+            YIntervalSeries series = byChart.computeIfAbsent(title, k -> new LinkedHashMap<>())
+                    .computeIfAbsent(name, YIntervalSeries::new);
+            Charts.add(series, Double.parseDouble(result.params().get(xParam)), result.score(), result.error(), Charts.YScale.LINEAR);
+        }
+        List<JFreeChart> charts = new ArrayList<>();
+        byChart.forEach((title, lines) -> {
+            YIntervalSeriesCollection data = new YIntervalSeriesCollection();
+            lines.values().forEach(data::addSeries);
+            charts.add(Charts.lineChart(title, xParam, units.get(title), data, Charts.YScale.LINEAR));
+        });
+        return charts;
+    }
+
+    /** For example {@code TimerAddCancelBenchmark.oneThread, 1 thread, delay=5}. */
+    private static String title(JmhResult result, String xParam, String seriesParam) {
+        String others = result.params().entrySet().stream()
+                .filter(p -> !p.getKey().equals(xParam) && !p.getKey().equals(seriesParam))
+                .map(p -> p.getKey() + "=" + p.getValue())
+                .collect(Collectors.joining(", "));
+        String threads = result.threads() + (result.threads() == 1 ? " thread" : " threads");
+        return result.shortName() + ", " + threads + (others.isEmpty() ? "" : ", " + others);
+    }
+
+    /** A file name for a chart: its title's letters, digits, dots, equals signs and dashes, then {@code suffix}. */
+    static String fileName(JFreeChart chart, String suffix) {
+        return Charts.title(chart).replaceAll("[^A-Za-z0-9.=-]+", "_") + suffix;
     }
 
     /** Jackson's messages go on over several lines with the source location. */

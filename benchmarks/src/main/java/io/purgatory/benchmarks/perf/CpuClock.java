@@ -9,19 +9,19 @@ import java.lang.management.ThreadMXBean;
  *
  * <p>Thread-safe: it only reads the platform MXBeans.
  */
-final class CpuClock {
+public final class CpuClock {
 
     private final com.sun.management.OperatingSystemMXBean os =
             (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
     private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
 
     /** CPU time of the whole process so far. */
-    long processNanos() {
+    public long processNanos() {
         return os.getProcessCpuTime();
     }
 
     /** CPU time of a live thread so far. */
-    long threadNanos(long threadId) {
+    public long threadNanos(long threadId) {
         return threads.getThreadCpuTime(threadId);
     }
 }

@@ -27,7 +27,7 @@ import javax.management.openmbean.CompositeData;
  *
  * <p>Thread-safe: notifications arrive on a JMX thread; the peak is an atomic, the reset time volatile.
  */
-final class HeapGauge implements AutoCloseable {
+public final class HeapGauge implements AutoCloseable {
 
     private final Set<String> heapPools = ManagementFactory.getMemoryPoolMXBeans().stream()
             .filter(pool -> pool.getType() == MemoryType.HEAP)
@@ -39,7 +39,7 @@ final class HeapGauge implements AutoCloseable {
     private final NotificationListener listener = this::onNotification;
     private final List<NotificationEmitter> emitters = new ArrayList<>();
 
-    HeapGauge() {
+    public HeapGauge() {
         for (GarbageCollectorMXBean collector : ManagementFactory.getGarbageCollectorMXBeans()) {
             if (collector instanceof NotificationEmitter emitter) {
                 emitter.addNotificationListener(listener, null, null);
@@ -49,18 +49,18 @@ final class HeapGauge implements AutoCloseable {
     }
 
     /** Forgets the peak so far. */
-    void resetPeak() {
+    public void resetPeak() {
         resetUptimeMs = ManagementFactory.getRuntimeMXBean().getUptime();
         peakAfterGc.reset();
     }
 
     /** The largest heap in use after any collection since {@link #resetPeak()}, in bytes. */
-    long peakAfterGc() {
+    public long peakAfterGc() {
         return peakAfterGc.get();
     }
 
     /** Forces a full collection and returns the heap in use after it, in bytes. */
-    long afterFullGc() {
+    public long afterFullGc() {
         System.gc();
         long used = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
         peakAfterGc.accumulate(used);

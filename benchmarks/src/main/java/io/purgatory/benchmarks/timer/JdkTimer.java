@@ -39,6 +39,11 @@ final class JdkTimer implements TimerUnderTest {
     }
 
     @Override
+    public Recurring recurring(Runnable onRun, long periodMs) {
+        return initialDelayMs -> executor.scheduleAtFixedRate(onRun, initialDelayMs, periodMs, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
     public void close() {
         executor.shutdownNow();
     }

@@ -35,12 +35,36 @@ final class KafkaTimer implements TimerUnderTest {
         };
     }
 
+    /** Kafka's tasks are single-use: each run adds a new task (and Kafka a new entry for it). */
+    @Override
+    public Recurring recurring(Runnable onRun, long periodMs) {
+        return initialDelayMs -> timer.add(new Rearm(initialDelayMs, periodMs, onRun));
+    }
+
     @Override
     public void close() {
         try {
             timer.close();
         } catch (Exception e) {
             throw new IllegalStateException("closing Kafka's timer failed", e);
+        }
+    }
+
+    /** A single-use task that adds its successor, a period later, after running. */
+    private final class Rearm extends TimerTask {
+        private final long periodMs;
+        private final Runnable onRun;
+
+        Rearm(long delayMs, long periodMs, Runnable onRun) {
+            super(delayMs);
+            this.periodMs = periodMs;
+            this.onRun = onRun;
+        }
+
+        @Override
+        public void run() {
+            onRun.run();
+            timer.add(new Rearm(periodMs, periodMs, onRun));
         }
     }
 

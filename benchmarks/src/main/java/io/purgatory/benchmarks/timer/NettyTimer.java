@@ -45,6 +45,23 @@ final class NettyTimer implements TimerUnderTest {
         };
     }
 
+    /** One shared task re-adds itself after each run: each run allocates a new {@code HashedWheelTimeout}. */
+    @Override
+    public Recurring recurring(Runnable onRun, long periodMs) {
+        io.netty.util.TimerTask rearm = new io.netty.util.TimerTask() {
+            @Override
+            public void run(Timeout timeout) {
+                onRun.run();
+                try {
+                    timer.newTimeout(this, periodMs, TimeUnit.MILLISECONDS);
+                } catch (IllegalStateException stopped) {
+                    // the timer was stopped during this run: the task ends with it
+                }
+            }
+        };
+        return initialDelayMs -> timer.newTimeout(rearm, initialDelayMs, TimeUnit.MILLISECONDS);
+    }
+
     @Override
     public void close() {
         timer.stop();

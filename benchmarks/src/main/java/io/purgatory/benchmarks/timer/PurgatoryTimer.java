@@ -29,6 +29,11 @@ final class PurgatoryTimer implements TimerUnderTest {
     }
 
     @Override
+    public Recurring recurring(Runnable onRun, long periodMs) {
+        return initialDelayMs -> timer.scheduleAtFixedRate(onRun, initialDelayMs, periodMs);
+    }
+
+    @Override
     public void close() {
         timer.close();
     }

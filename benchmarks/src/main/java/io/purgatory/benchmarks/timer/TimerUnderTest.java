@@ -17,9 +17,25 @@ public interface TimerUnderTest extends AutoCloseable {
     /** A scheduler whose tasks all call {@code onExpiry} when they run, on the timer's thread. */
     Scheduler<?> scheduler(Runnable onExpiry);
 
+    /**
+     * A starter of recurring tasks that all call {@code onRun} every {@code periodMs}, on the timer's
+     * thread, the way this timer's users write it: with the timer's own fixed rate where it has one
+     * (ours, the JDK's), else by re-adding a task from the task (Netty's, Kafka's). The tasks of one
+     * starter share {@code onRun} and whatever the re-adding needs, so the heap a started task holds is
+     * the timer's own cost per task.
+     */
+    Recurring recurring(Runnable onRun, long periodMs);
+
     /** Stops the timer and its threads; tasks not yet run are dropped. */
     @Override
     void close();
+
+    /** Starts recurring tasks on one timer; see {@link TimerUnderTest#recurring}. Thread-safe. */
+    interface Recurring {
+
+        /** Starts one more recurring task, first due {@code initialDelayMs} from now; it runs until the timer is closed. */
+        void start(long initialDelayMs);
+    }
 
     /**
      * Adds and cancels tasks of one timer.

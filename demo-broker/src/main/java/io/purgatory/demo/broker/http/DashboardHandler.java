@@ -159,11 +159,7 @@ public final class DashboardHandler extends SimpleChannelInboundHandler<FullHttp
                 replicaManager.followers().setLag(id, lagMs);
             }
         }
-        String state = new JsonWriter().beginObject()
-                .name("id").value(id)
-                .name("stalled").value(replicaManager.followers().isStalled(id))
-                .name("lagMs").value(replicaManager.followers().lagMs(id))
-                .endObject().toString();
+        String state = Sampler.json(Sampler.Replica.of(replicaManager.followers(), id));
         respond(ctx, request, json(HttpResponseStatus.OK, state), true);
     }
 

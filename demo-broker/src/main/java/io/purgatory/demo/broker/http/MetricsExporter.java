@@ -26,11 +26,12 @@ import java.util.List;
  *       {@code purgatory_operations_expired_total}, {@code purgatory_watches_purged_total},
  *       {@code purgatory_delayed_operations}, {@code purgatory_watched_operations}, and the expiry
  *       lateness as a summary {@code purgatory_expiry_lateness_seconds} (quantiles 0.5, 0.9, 0.99,
- *       0.999 and the count, from the purgatory's histogram, which keeps no sum) with
+ *       0.999 from the purgatory's histogram; {@code _count} and {@code _sum} exact) with
  *       {@code purgatory_expiry_lateness_max_seconds};</li>
  *   <li>the Kafka listener: {@code demo_broker_requests_total} by {@code api},
- *       {@code demo_broker_response_errors_total} by {@code api} and {@code error} (one per
- *       partition for produce), {@code demo_broker_fetch_responses_total} by {@code outcome}
+ *       {@code demo_broker_response_codes_total} by {@code api} and {@code code} (the codes Kafka's
+ *       {@code AbstractResponse.errorCounts()} counts: one per partition for produce; {@code NONE}
+ *       is success, so the series is not named for errors), {@code demo_broker_fetch_responses_total} by {@code outcome}
  *       ({@link FetchOutcome#label()}), {@code demo_broker_connections},
  *       {@code demo_broker_received_bytes_total}, {@code demo_broker_sent_bytes_total};</li>
  *   <li>replication: {@code demo_broker_log_end_offset} by {@code topic}, {@code partition} and
@@ -70,24 +71,29 @@ public final class MetricsExporter {
 
     private void registerPurgatories(List<PurgatoryMetrics> purgatories) {
         CounterWithCallback.builder().name("purgatory_operations_completed")
-                .help("Operations completed before their timeout (tryComplete or forceComplete)").labelNames("purgatory")
+                .help("Operations of this purgatory completed before their timeout: their condition was met (tryComplete)"
+                        + " or the broker completed them (forceComplete)").labelNames("purgatory")
                 .callback(cb -> purgatories.forEach(p -> cb.call(p.completed(), p.getName()))).register(registry);
         CounterWithCallback.builder().name("purgatory_operations_expired")
-                .help("Operations completed by expiring, close() included").labelNames("purgatory")
+                .help("Operations of this purgatory that reached their timeout and expired (those expired by close() included)")
+                .labelNames("purgatory")
                 .callback(cb -> purgatories.forEach(p -> cb.call(p.expired(), p.getName()))).register(registry);
         CounterWithCallback.builder().name("purgatory_watches_purged")
-                .help("Completed operations' watches removed by purges").labelNames("purgatory")
+                .help("Watch-list entries of completed operations removed by this purgatory's purges (housekeeping, not operations)")
+                .labelNames("purgatory")
                 .callback(cb -> purgatories.forEach(p -> cb.call(p.purged(), p.getName()))).register(registry);
         GaugeWithCallback.builder().name("purgatory_delayed_operations")
-                .help("Operations parked in the purgatory now").labelNames("purgatory")
+                .help("Operations parked in this purgatory now, waiting for their condition or their timeout").labelNames("purgatory")
                 .callback(cb -> purgatories.forEach(p -> cb.call(p.delayed(), p.getName()))).register(registry);
         GaugeWithCallback.builder().name("purgatory_watched_operations")
-                .help("Watches held by the purgatory's watch lists now, completed ones not yet purged included")
+                .help("Watch-list entries this purgatory holds now, one per operation and key, completed operations' entries"
+                        + " not yet purged included")
                 .labelNames("purgatory")
                 .callback(cb -> purgatories.forEach(p -> cb.call(p.watched(), p.getName()))).register(registry);
         SummaryWithCallback.builder().name("purgatory_expiry_lateness_seconds")
-                .help("How long after its deadline each expired operation expired, on the timer's clock (millisecond"
-                        + " resolution; quantiles at most 6.25% above the true value)")
+                .help("How long after its deadline each expired operation of this purgatory expired, in seconds on the timer's"
+                        + " clock, since the broker started: quantiles from a histogram of whole milliseconds (at most 6.25% above"
+                        + " the true value); _count and _sum exact")
                 .labelNames("purgatory")
                 .callback(cb -> purgatories.forEach(p -> {
                     LatencyHistogram lateness = p.expiryLateness();
@@ -95,22 +101,24 @@ public final class MetricsExporter {
                     for (double q : QUANTILES) {
                         quantiles.quantile(new Quantile(q, lateness.valueAtPercentileMs(q * 100) / 1000.0));
                     }
-                    cb.call(lateness.count(), Double.NaN, quantiles.build(), p.getName());
+                    cb.call(lateness.count(), lateness.sumMs() / 1000.0, quantiles.build(), p.getName());
                 })).register(registry);
         GaugeWithCallback.builder().name("purgatory_expiry_lateness_max_seconds")
-                .help("The latest expiry so far, past its deadline").labelNames("purgatory")
+                .help("The largest expiry lateness of this purgatory since the broker started, in seconds past the deadline")
+                .labelNames("purgatory")
                 .callback(cb -> purgatories.forEach(p -> cb.call(p.expiryLateness().maxMs() / 1000.0, p.getName())))
                 .register(registry);
     }
 
     private void registerListener(BrokerStats stats) {
         CounterWithCallback.builder().name("demo_broker_requests")
-                .help("Kafka requests parsed, by API").labelNames("api")
+                .help("Kafka requests received and parsed, by API").labelNames("api")
                 .callback(cb -> stats.requests().forEach((api, count) -> cb.call(count, api.name)))
                 .register(registry);
-        CounterWithCallback.builder().name("demo_broker_response_errors")
-                .help("Error codes in Kafka responses, by API and error (one per partition for Produce; NONE included)")
-                .labelNames("api", "error")
+        CounterWithCallback.builder().name("demo_broker_response_codes")
+                .help("Codes in Kafka responses by API and code, as Kafka's AbstractResponse.errorCounts() counts them (one per"
+                        + " partition for Produce): NONE is success, any other code an error")
+                .labelNames("api", "code")
                 .callback(cb -> stats.responseErrors().forEach((key, count) -> cb.call(count, key.api().name, key.error().name())))
                 .register(registry);
         CounterWithCallback.builder().name("demo_broker_fetch_responses")
@@ -123,13 +131,13 @@ public final class MetricsExporter {
                     }
                 }).register(registry);
         GaugeWithCallback.builder().name("demo_broker_connections")
-                .help("Kafka client connections open now")
+                .help("Kafka client connections open now (the dashboard's HTTP connections not included)")
                 .callback(cb -> cb.call(stats.connections())).register(registry);
         CounterWithCallback.builder().name("demo_broker_received_bytes")
-                .help("Bytes read from Kafka clients")
+                .help("Bytes read from Kafka clients, length prefixes included")
                 .callback(cb -> cb.call(stats.bytesIn())).register(registry);
         CounterWithCallback.builder().name("demo_broker_sent_bytes")
-                .help("Bytes written to Kafka clients")
+                .help("Bytes written to Kafka clients, length prefixes included")
                 .callback(cb -> cb.call(stats.bytesOut())).register(registry);
     }
 
@@ -150,12 +158,12 @@ public final class MetricsExporter {
                 .callback(cb -> replicaManager.partitionStates().forEach(p ->
                         cb.call(p.highWatermark(), p.topic(), String.valueOf(p.partition())))).register(registry);
         GaugeWithCallback.builder().name("demo_broker_isr_size")
-                .help("In-sync replicas of each partition, leader included")
+                .help("How many replicas of each partition are in its ISR, leader included")
                 .labelNames("topic", "partition")
                 .callback(cb -> replicaManager.partitionStates().forEach(p ->
                         cb.call(p.isr().size(), p.topic(), String.valueOf(p.partition())))).register(registry);
         GaugeWithCallback.builder().name("demo_broker_min_insync_replicas")
-                .help("min.insync.replicas of each partition")
+                .help("The min.insync.replicas setting of each partition: an acks=-1 produce needs that many replicas in the ISR")
                 .labelNames("topic", "partition")
                 .callback(cb -> replicaManager.partitionStates().forEach(p ->
                         cb.call(p.minInsyncReplicas(), p.topic(), String.valueOf(p.partition())))).register(registry);

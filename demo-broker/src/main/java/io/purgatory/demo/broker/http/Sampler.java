@@ -1,11 +1,18 @@
 package io.purgatory.demo.broker.http;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.purgatory.LatencyHistogram;
 import io.purgatory.PurgatoryMetrics;
 import io.purgatory.demo.broker.cluster.PartitionState;
 import io.purgatory.demo.broker.metrics.BrokerStats.FetchOutcome;
 import io.purgatory.demo.broker.metrics.BrokerStats;
+import io.purgatory.demo.broker.replication.SimulatedFollowers;
 import io.purgatory.demo.broker.server.ReplicaManager;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
@@ -13,7 +20,8 @@ import org.apache.kafka.common.protocol.Errors;
 /**
  * Reads the broker's state into one JSON sample for the dashboard: produce and fetch outcomes
  * (totals, and rates per second since the previous sample), parked operations and expiry lateness per
- * purgatory, each follower's state, each partition's offsets and ISR, connections and bytes.
+ * purgatory, each follower's state, each partition's offsets and ISR, connections and bytes. The
+ * sample is a tree of records ({@link Sample} at the top), written by Jackson.
  *
  * <p>Produce outcomes are error codes in produce responses, one per partition: {@code NONE} is
  * acked, {@code REQUEST_TIMED_OUT} timed out, anything else an other error. Fetch outcomes are
@@ -22,17 +30,40 @@ import org.apache.kafka.common.protocol.Errors;
  * on.
  *
  * <p>Not thread-safe: the previous totals and time are confined to the thread that calls
- * {@link #sample()} (the HTTP event loop).
+ * {@link #sample()} (the HTTP event loop). {@link #json} is thread-safe.
  */
 public final class Sampler {
+    /** Configured once, then only used: thread-safe. */
+    private static final ObjectMapper JSON = new ObjectMapper();
+
     private final ReplicaManager replicaManager;
     private final BrokerStats stats;
     private long previousNanos;
-    private long previousAcked;
-    private long previousTimedOut;
-    private long previousOtherErrors;
+    private ProduceOutcomes previousProduce = new ProduceOutcomes(0, 0, 0);
     /** The previous fetch outcome totals, by ordinal. */
     private final long[] previousFetches = new long[FetchOutcome.values().length];
+
+    /** One sample: what {@code /api/state} answers and {@code /events} sends each second. */
+    record Sample(long timeMs, Produce produce, Map<String, Number> fetch, List<Purgatory> purgatories, List<Replica> replicas,
+                  List<PartitionState> partitions, long connections, long bytesIn, long bytesOut) {
+    }
+
+    /** Produce outcomes, one per partition of each produce response: totals, and rates since the previous sample. */
+    record Produce(long ackedTotal, long timedOutTotal, long otherErrorsTotal, double ackedPerSec, double timedOutPerSec,
+                   double otherErrorsPerSec) {
+    }
+
+    /** One purgatory's operations now and its expiry lateness since the start, in whole milliseconds. */
+    record Purgatory(String name, long delayed, long watched, long completed, long expired, long latenessCount,
+                     long latenessP50Ms, long latenessP99Ms, long latenessP999Ms, long latenessMaxMs) {
+    }
+
+    /** A simulated follower: stalled or fetching, and its mean fetch lag. Also what the replica controls answer. */
+    record Replica(int id, boolean stalled, long lagMs) {
+        static Replica of(SimulatedFollowers followers, int id) {
+            return new Replica(id, followers.isStalled(id), followers.lagMs(id));
+        }
+    }
 
     Sampler(ReplicaManager replicaManager, BrokerStats stats) {
         this.replicaManager = replicaManager;
@@ -40,82 +71,65 @@ public final class Sampler {
         this.previousNanos = System.nanoTime();
     }
 
-    /** A sample of now, with rates since the previous call (or since construction). */
+    /** A sample of now, with rates since the previous call (or since construction), as JSON. */
     String sample() {
         long nowNanos = System.nanoTime();
         double seconds = Math.max(1e-3, (nowNanos - previousNanos) / 1e9);
-        ProduceOutcomes outcomes = ProduceOutcomes.of(stats);
-        JsonWriter json = new JsonWriter().beginObject();
-        json.name("timeMs").value(System.currentTimeMillis());
-        json.name("produce").beginObject()
-                .name("ackedTotal").value(outcomes.acked())
-                .name("timedOutTotal").value(outcomes.timedOut())
-                .name("otherErrorsTotal").value(outcomes.otherErrors())
-                .name("ackedPerSec").value((outcomes.acked() - previousAcked) / seconds)
-                .name("timedOutPerSec").value((outcomes.timedOut() - previousTimedOut) / seconds)
-                .name("otherErrorsPerSec").value((outcomes.otherErrors() - previousOtherErrors) / seconds)
-                .endObject();
         previousNanos = nowNanos;
-        previousAcked = outcomes.acked();
-        previousTimedOut = outcomes.timedOut();
-        previousOtherErrors = outcomes.otherErrors();
+        return json(new Sample(System.currentTimeMillis(), produce(seconds), fetch(seconds), purgatories(), replicas(), replicaManager.partitionStates(),
+                stats.connections(), stats.bytesIn(), stats.bytesOut()));
+    }
 
-        json.name("fetch").beginObject();
+    /** {@code value} as JSON. */
+    static String json(Object value) {
+        try {
+            return JSON.writeValueAsString(value);
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException("cannot write " + value.getClass().getSimpleName() + " as JSON", e);
+        }
+    }
+
+    private Produce produce(double seconds) {
+        ProduceOutcomes now = ProduceOutcomes.of(stats);
+        ProduceOutcomes before = previousProduce;
+        previousProduce = now;
+        return new Produce(now.acked(), now.timedOut(), now.otherErrors(), perSecond(now.acked() - before.acked(), seconds),
+                perSecond(now.timedOut() - before.timedOut(), seconds), perSecond(now.otherErrors() - before.otherErrors(), seconds));
+    }
+
+    private Map<String, Number> fetch(double seconds) {
+        Map<String, Number> fetch = new LinkedHashMap<>();
         for (FetchOutcome outcome : FetchOutcome.values()) {
             long total = stats.fetchResponses(outcome);
-            json.name(key(outcome) + "Total").value(total)
-                    .name(key(outcome) + "PerSec").value((total - previousFetches[outcome.ordinal()]) / seconds);
+            fetch.put(key(outcome) + "Total", total);
+            fetch.put(key(outcome) + "PerSec", perSecond(total - previousFetches[outcome.ordinal()], seconds));
             previousFetches[outcome.ordinal()] = total;
         }
-        json.endObject();
+        return fetch;
+    }
 
-        json.name("purgatories").beginArray();
+    private List<Purgatory> purgatories() {
+        List<Purgatory> purgatories = new ArrayList<>();
         for (PurgatoryMetrics metrics : replicaManager.purgatoryMetrics()) {
             LatencyHistogram lateness = metrics.expiryLateness();
-            json.beginObject()
-                    .name("name").value(metrics.getName())
-                    .name("delayed").value(metrics.delayed())
-                    .name("watched").value(metrics.watched())
-                    .name("completed").value(metrics.completed())
-                    .name("expired").value(metrics.expired())
-                    .name("latenessCount").value(lateness.count())
-                    .name("latenessP50Ms").value(lateness.valueAtPercentileMs(50))
-                    .name("latenessP99Ms").value(lateness.valueAtPercentileMs(99))
-                    .name("latenessP999Ms").value(lateness.valueAtPercentileMs(99.9))
-                    .name("latenessMaxMs").value(lateness.maxMs())
-                    .endObject();
+            purgatories.add(new Purgatory(metrics.getName(), metrics.delayed(), metrics.watched(), metrics.completed(), metrics.expired(),
+                    lateness.count(), lateness.valueAtPercentileMs(50), lateness.valueAtPercentileMs(99),
+                    lateness.valueAtPercentileMs(99.9), lateness.maxMs()));
         }
-        json.endArray();
+        return purgatories;
+    }
 
-        json.name("replicas").beginArray();
+    private List<Replica> replicas() {
+        List<Replica> replicas = new ArrayList<>();
         for (int id = 1; id <= replicaManager.followers().count(); id++) {
-            json.beginObject()
-                    .name("id").value(id)
-                    .name("stalled").value(replicaManager.followers().isStalled(id))
-                    .name("lagMs").value(replicaManager.followers().lagMs(id))
-                    .endObject();
+            replicas.add(Replica.of(replicaManager.followers(), id));
         }
-        json.endArray();
+        return replicas;
+    }
 
-        json.name("partitions").beginArray();
-        for (PartitionState partition : replicaManager.partitionStates()) {
-            json.beginObject()
-                    .name("topic").value(partition.topic())
-                    .name("partition").value(partition.partition())
-                    .name("leaderEndOffset").value(partition.leaderEndOffset())
-                    .name("highWatermark").value(partition.highWatermark())
-                    .name("followerEndOffsets").beginArray();
-            partition.followerEndOffsets().forEach(json::value);
-            json.endArray().name("isr").beginArray();
-            partition.isr().forEach(id -> json.value(id.longValue()));
-            json.endArray().name("minInsyncReplicas").value(partition.minInsyncReplicas()).endObject();
-        }
-        json.endArray();
-
-        json.name("connections").value(stats.connections())
-                .name("bytesIn").value(stats.bytesIn())
-                .name("bytesOut").value(stats.bytesOut());
-        return json.endObject().toString();
+    /** A rate, rounded to three decimals: enough for the page, and short on the wire. */
+    private static double perSecond(long delta, double seconds) {
+        return Math.round(delta / seconds * 1000) / 1000.0;
     }
 
     /** The JSON name of a fetch outcome, before {@code Total} or {@code PerSec}. */

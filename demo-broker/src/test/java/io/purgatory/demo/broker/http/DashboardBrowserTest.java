@@ -1,5 +1,7 @@
 package io.purgatory.demo.broker.http;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.purgatory.demo.broker.BrokerExtension;
 import io.purgatory.demo.broker.DemoBroker;
 import io.purgatory.demo.broker.FetchTest;
@@ -7,16 +9,23 @@ import io.purgatory.demo.broker.WireClient;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Level;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.awaitility.Awaitility;
@@ -27,6 +36,8 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
+import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
@@ -37,6 +48,7 @@ import org.openqa.selenium.logging.LogEntry;
 import org.openqa.selenium.logging.LogType;
 import org.openqa.selenium.logging.LoggingPreferences;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -44,8 +56,10 @@ import static org.junit.jupiter.api.Assertions.fail;
  * The dashboard in a real browser: headless Chromium, driven through Debian's chromedriver by
  * Selenium, against an in-process broker under {@code acks=-1} load. The page loads without
  * console errors, its counters move, a consumer's fetch shows in the fetch chart's totals, clicking "stall" on follower 2 makes the timed-out count
- * rise and "resume" brings acks back, twice; a screenshot taken during the second stall is
- * written to {@code target/dashboard-stall.png}.
+ * rise and "resume" brings acks back, twice. While it is stalled the charts' legends name the
+ * shaded band "replica 2 stalled", and the expiry-lateness tile shows the highest p99 of the
+ * lateness chart's legend, which is the highest in {@code /api/state}. A screenshot taken during the second stall, the window fitted to the
+ * page, is written to {@code target/dashboard-stall.png}.
  *
  * <p>The browser is required, never skipped: without it the test fails and says how to install
  * it ({@code .ci/run} does). {@code -Dchromium.binary} and {@code -Dchromedriver.binary} point
@@ -58,6 +72,7 @@ class DashboardBrowserTest {
     private static final Path SCREENSHOT = Path.of("target", "dashboard-stall.png");
     private static final short ACKS_ALL = -1;
     private static final short FETCH_BY_NAME = 12;
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     @RegisterExtension
     final BrokerExtension brokers = new BrokerExtension(config -> config.topic("demo", 3).followers(2).replicaLag(3, 2));
@@ -126,6 +141,15 @@ class DashboardBrowserTest {
         assertTrue(broker.followers().isStalled(2));
         // 100 produces a second, each with a 500 ms timeout: a second of stall times out dozens
         page().until(() -> count("timed-out-total") > timedOutBefore + 50);
+        for (String legend : List.of("legend-outcomes", "legend-fetches", "legend-parked", "legend-lateness")) {
+            page().until(() -> text(legend), shown -> shown.contains("replica 2 stalled"));
+            assertFalse(text(legend).contains("replica 1 stalled"), text(legend));
+        }
+        // the tile and the chart show the same quantity: the tile is the top line's value now, the server's highest p99
+        page().until(() -> text("lateness-p99").equals(highestP99InTheLatenessLegend() + " ms"));
+        page().until(() -> text("lateness-p99").equals(highestP99InTheState() + " ms"));
+
+        fitWindowToPage();
         Files.createDirectories(SCREENSHOT.getParent());
         Files.copy(((TakesScreenshot) driver).getScreenshotAs(OutputType.FILE).toPath(), SCREENSHOT, StandardCopyOption.REPLACE_EXISTING);
 
@@ -136,6 +160,42 @@ class DashboardBrowserTest {
         long timedOutAfterResume = page().until(() -> count("timed-out-total"), any -> true);
         page().until(() -> count("acked-total") > ackedAtResume + 200); // another second or more of acks...
         assertEquals(timedOutAfterResume, count("timed-out-total"), "...and no more timeouts");
+    }
+
+    /** The highest value of the lateness chart's legend, which has one entry per purgatory ({@code "produce p99 4 ms"}...). */
+    private long highestP99InTheLatenessLegend() {
+        Matcher entry = Pattern.compile("(\\w+) p99 (\\d+) ms").matcher(text("legend-lateness"));
+        List<String> purgatories = new ArrayList<>();
+        long highest = 0;
+        while (entry.find()) {
+            purgatories.add(entry.group(1));
+            highest = Math.max(highest, Long.parseLong(entry.group(2)));
+        }
+        assertEquals(List.of("produce", "fetch"), purgatories, text("legend-lateness"));
+        return highest;
+    }
+
+    /** The highest {@code latenessP99Ms} of the purgatories in {@code /api/state}. */
+    private long highestP99InTheState() throws IOException, InterruptedException {
+        HttpResponse<String> response = HttpClient.newHttpClient().send(
+                HttpRequest.newBuilder(URI.create(dashboard.url()).resolve("/api/state")).build(), HttpResponse.BodyHandlers.ofString());
+        long highest = 0;
+        for (JsonNode purgatory : JSON.readTree(response.body()).get("purgatories")) {
+            highest = Math.max(highest, purgatory.get("latenessP99Ms").asLong());
+        }
+        return highest;
+    }
+
+    /** Makes the window as tall as the page, so the screenshot ends at the footer, with no blank area below. */
+    private void fitWindowToPage() {
+        JavascriptExecutor js = (JavascriptExecutor) driver;
+        long chrome = ((Number) js.executeScript("return window.outerHeight - window.innerHeight;")).longValue();
+        String pageHeight = "return Math.ceil(document.body.getBoundingClientRect().height);";
+        long page = ((Number) js.executeScript(pageHeight)).longValue();
+        Dimension size = driver.manage().window().getSize();
+        driver.manage().window().setSize(new Dimension(size.getWidth(), (int) (page + chrome)));
+        page().until(() -> ((Number) js.executeScript("return window.innerHeight;")).longValue()
+                == ((Number) js.executeScript(pageHeight)).longValue());
     }
 
     /** 100 acks=-1 produces a second with a 500 ms timeout, round-robin over the partitions. */
@@ -185,6 +245,6 @@ class DashboardBrowserTest {
     }
 
     private long count(String id) {
-        return Long.parseLong(text(id).replace(",", ""));
+        return Long.parseLong(text(id).replace(",", "").replace(" ms", ""));
     }
 }

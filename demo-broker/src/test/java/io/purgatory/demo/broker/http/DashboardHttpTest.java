@@ -1,5 +1,8 @@
 package io.purgatory.demo.broker.http;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.purgatory.LatencyHistogram;
 import io.purgatory.demo.broker.BrokerExtension;
 import io.purgatory.demo.broker.DemoBroker;
 import io.purgatory.demo.broker.DemoBrokerTest;
@@ -20,9 +23,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.apache.kafka.common.message.FetchResponseData.PartitionData;
 import org.apache.kafka.common.protocol.Errors;
@@ -48,11 +52,7 @@ class DashboardHttpTest {
     private static final short ACKS_LEADER = 1;
     /** The last Fetch version that names topics, as {@link FetchTest#fetch} does. */
     private static final short FETCH_BY_NAME = 12;
-    /** A line of the Prometheus text format: a comment, or a sample {@code name{labels} value}. */
-    private static final Pattern EXPOSITION_LINE = Pattern.compile(
-            "# (HELP|TYPE) [a-zA-Z_:][a-zA-Z0-9_:]* .*"
-                    + "|[a-zA-Z_:][a-zA-Z0-9_:]*(\\{([a-zA-Z_][a-zA-Z0-9_]*=\"([^\"\\\\\\n]|\\\\.)*\",?)*\\})? "
-                    + "(-?[0-9.]+(E-?[0-9]+)?|NaN|\\+Inf|-Inf)");
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final List<AutoCloseable> closeables = new ArrayList<>();
@@ -124,10 +124,11 @@ class DashboardHttpTest {
     void stallAndResumeAFollowerOverHttp() throws Exception {
         HttpResponse<String> stalled = post("/api/replicas/2/stall", "");
         assertEquals(200, stalled.statusCode(), stalled.body());
-        assertEquals("{\"id\":2,\"stalled\":true,\"lagMs\":1}", stalled.body());
+        assertReplica(2, true, 1, stalled);
         assertTrue(broker.followers().isStalled(2));
         HttpResponse<String> resumed = post("/api/replicas/2/resume", "");
         assertEquals(200, resumed.statusCode(), resumed.body());
+        assertReplica(2, false, 1, resumed);
         assertEquals(false, broker.followers().isStalled(2));
     }
 
@@ -135,9 +136,18 @@ class DashboardHttpTest {
     void setAFollowersLagOverHttp() throws Exception {
         HttpResponse<String> response = post("/api/replicas/1/lag", "lagMs=250");
         assertEquals(200, response.statusCode(), response.body());
-        assertEquals("{\"id\":1,\"stalled\":false,\"lagMs\":250}", response.body());
+        assertReplica(1, false, 250, response);
         assertEquals(250, broker.followers().lagMs(1));
         assertEquals(1, broker.followers().lagMs(2));
+    }
+
+    /** The replica controls answer the replica's state as JSON. */
+    private static void assertReplica(int id, boolean stalled, long lagMs, HttpResponse<String> response) throws Exception {
+        assertEquals("application/json", response.headers().firstValue("Content-Type").orElseThrow());
+        JsonNode replica = JSON.readTree(response.body());
+        assertEquals(id, replica.get("id").asInt(), response.body());
+        assertEquals(stalled, replica.get("stalled").asBoolean(), response.body());
+        assertEquals(lagMs, replica.get("lagMs").asLong(), response.body());
     }
 
     @Test
@@ -211,45 +221,77 @@ class DashboardHttpTest {
                 sent.add(client.send(WireClient.produce("demo", i % 2, ACKS_ALL, 30_000, 1)));
             }
             sent.forEach(answer -> Waits.soon().until(answer::isDone));
-            HttpResponse<String> response = get("/metrics");
-            assertEquals(200, response.statusCode());
-            assertEquals("text/plain; version=0.0.4; charset=utf-8", response.headers().firstValue("Content-Type").orElseThrow());
-            List<String> lines = response.body().lines().collect(Collectors.toList());
-            for (String line : lines) {
-                assertTrue(EXPOSITION_LINE.matcher(line).matches(), "not Prometheus text: " + line);
-            }
-            Set<String> families = lines.stream().filter(line -> line.startsWith("# TYPE "))
-                    .map(line -> line.split(" ")[2]).collect(Collectors.toSet());
-            assertTrue(families.containsAll(Set.of("purgatory_operations_completed_total", "purgatory_operations_expired_total",
+            Exposition metrics = metrics();
+            assertEquals(Set.of("purgatory_operations_completed_total", "purgatory_operations_expired_total",
                     "purgatory_watches_purged_total", "purgatory_delayed_operations", "purgatory_watched_operations",
                     "purgatory_expiry_lateness_seconds", "purgatory_expiry_lateness_max_seconds", "demo_broker_requests_total",
-                    "demo_broker_response_errors_total", "demo_broker_fetch_responses_total", "demo_broker_connections", "demo_broker_received_bytes_total",
-                    "demo_broker_sent_bytes_total", "demo_broker_log_end_offset", "demo_broker_high_watermark",
-                    "demo_broker_isr_size", "demo_broker_min_insync_replicas", "demo_broker_replica_stalled")), families.toString());
-            assertTrue(lines.contains("demo_broker_requests_total{api=\"Produce\"} 10.0"), response.body());
-            assertTrue(lines.contains("demo_broker_response_errors_total{api=\"Produce\",error=\"NONE\"} 10.0"), response.body());
-            assertTrue(lines.contains("purgatory_operations_completed_total{purgatory=\"produce\"} 10.0"), response.body());
-            assertTrue(lines.contains("demo_broker_connections 1.0"), response.body());
-            assertTrue(lines.stream().anyMatch(line -> line.matches("demo_broker_received_bytes_total [1-9][0-9]*\\.0")), response.body());
-            assertTrue(lines.stream().anyMatch(line -> line.matches("demo_broker_sent_bytes_total [1-9][0-9]*\\.0")), response.body());
-            assertTrue(lines.contains("demo_broker_log_end_offset{partition=\"0\",replica=\"0\",topic=\"demo\"} 5.0"), response.body());
-            assertTrue(lines.contains("purgatory_expiry_lateness_seconds{purgatory=\"produce\",quantile=\"0.99\"} 0.0"), response.body());
+                    "demo_broker_response_codes_total", "demo_broker_fetch_responses_total", "demo_broker_connections",
+                    "demo_broker_received_bytes_total", "demo_broker_sent_bytes_total", "demo_broker_log_end_offset",
+                    "demo_broker_high_watermark", "demo_broker_isr_size", "demo_broker_min_insync_replicas",
+                    "demo_broker_replica_stalled"), metrics.families().keySet());
+            for (Exposition.Family family : metrics.families().values()) {
+                assertTrue(List.of("counter", "gauge", "summary").contains(family.type()), family.toString());
+                assertTrue(family.help() != null && family.help().split(" ").length >= 5, "a help text that says what it is: " + family);
+            }
+            assertEquals(10, metrics.value("demo_broker_requests_total", "api", "Produce"));
+            assertEquals(10, metrics.value("demo_broker_response_codes_total", "api", "Produce", "code", "NONE"));
+            assertEquals(10, metrics.value("purgatory_operations_completed_total", "purgatory", "produce"));
+            assertEquals(1, metrics.value("demo_broker_connections"));
+            assertTrue(metrics.value("demo_broker_received_bytes_total") > 0);
+            assertTrue(metrics.value("demo_broker_sent_bytes_total") > 0);
+            assertEquals(5, metrics.value("demo_broker_log_end_offset", "topic", "demo", "partition", "0", "replica", "0"));
+            assertEquals(0, metrics.value("purgatory_expiry_lateness_seconds", "purgatory", "produce", "quantile", "0.99"));
+            assertEquals(0, metrics.value("purgatory_expiry_lateness_seconds_count", "purgatory", "produce"));
+            assertEquals(0, metrics.value("purgatory_expiry_lateness_seconds_sum", "purgatory", "produce"));
             assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(sent.get(0).join()).errorCode());
         }
     }
 
     @Test
+    void timeoutsShowAsResponseCodesAndInTheLatenessSummarysCountAndSum() throws Exception {
+        broker.followers().stall(2);
+        try (WireClient client = new WireClient(broker.port())) {
+            for (int i = 0; i < 5; i++) {
+                Answer answer = DemoBrokerTest.answer(client.send(WireClient.produce("demo", 0, ACKS_ALL, 20, 1)));
+                assertEquals(Errors.REQUEST_TIMED_OUT.code(), DemoBrokerTest.partitionResponse(answer).errorCode());
+            }
+        }
+        Exposition metrics = metrics();
+        assertEquals(5, metrics.value("demo_broker_response_codes_total", "api", "Produce", "code", "REQUEST_TIMED_OUT"));
+        assertEquals(List.of("REQUEST_TIMED_OUT"), metrics.family("demo_broker_response_codes_total").samples().stream()
+                .filter(sample -> sample.labels().get("api").equals("Produce")).map(sample -> sample.labels().get("code")).toList(),
+                "no success was counted");
+        assertEquals(5, metrics.value("purgatory_operations_expired_total", "purgatory", "produce"));
+        assertEquals(5, metrics.value("purgatory_expiry_lateness_seconds_count", "purgatory", "produce"));
+        // the summary's sum is the purgatory histogram's, in seconds: a scraper can compute the mean lateness from it
+        LatencyHistogram lateness = broker.replicaManager().producePurgatoryMetrics().expiryLateness();
+        double sum = metrics.value("purgatory_expiry_lateness_seconds_sum", "purgatory", "produce");
+        assertEquals(lateness.sumMs() / 1000.0, sum);
+        assertTrue(sum <= 5 * metrics.value("purgatory_expiry_lateness_max_seconds", "purgatory", "produce"), metrics.family(
+                "purgatory_expiry_lateness_seconds").toString());
+        assertEquals(0, metrics.value("purgatory_expiry_lateness_seconds_count", "purgatory", "fetch"));
+    }
+
+    /** {@code GET /metrics}, parsed. */
+    private Exposition metrics() throws Exception {
+        HttpResponse<String> response = get("/metrics");
+        assertEquals(200, response.statusCode());
+        assertEquals("text/plain; version=0.0.4; charset=utf-8", response.headers().firstValue("Content-Type").orElseThrow());
+        return Exposition.parse(response.body());
+    }
+
+    @Test
     void fetchResponsesAreCountedByOutcomeInMetricsAndState() throws Exception {
-        assertTrue(metricLines().containsAll(fetchResponses(0, 0, 0, 0)), "all four outcomes, from the start");
+        assertEquals(fetchResponses(0, 0, 0, 0), fetchResponses(), "all four outcomes, from the start");
         try (WireClient consumer = new WireClient(broker.port()); WireClient producer = new WireClient(broker.port())) {
             // a long poll parks until a produce commits a record, then answers with it
             CompletableFuture<Answer> poll = fetch(consumer, 30_000, 0);
             Waits.soon().until(() -> broker.replicaManager().fetchPurgatoryMetrics().delayed() == 1);
-            assertTrue(metricLines().containsAll(fetchResponses(0, 0, 0, 0)), "a parked fetch is not answered yet");
+            assertEquals(fetchResponses(0, 0, 0, 0), fetchResponses(), "a parked fetch is not answered yet");
             assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(
                     producer.send(WireClient.produce("demo", 0, ACKS_ALL, 30_000, 1)))).errorCode());
             assertTrue(fetchedPartition(poll).records().sizeInBytes() > 0);
-            assertTrue(metricLines().containsAll(fetchResponses(1, 0, 0, 0)));
+            assertEquals(fetchResponses(1, 0, 0, 0), fetchResponses());
 
             // past the end, nothing more comes: a long poll of 50 ms expires empty; one of 0 ms is empty at once
             assertEquals(0, fetchedPartition(fetch(consumer, 50, 1)).records().sizeInBytes());
@@ -257,26 +299,78 @@ class DashboardHttpTest {
             // an offset past the log end is an error
             assertEquals(Errors.OFFSET_OUT_OF_RANGE.code(), fetchedPartition(fetch(consumer, 30_000, 99)).errorCode());
         }
-        List<String> lines = metricLines();
-        assertTrue(lines.containsAll(fetchResponses(1, 1, 1, 1)), String.join("\n", lines));
+        assertEquals(fetchResponses(1, 1, 1, 1), fetchResponses());
 
-        Pattern state = Pattern.compile(".*\"fetch\":\\{\"dataTotal\":1,\"dataPerSec\":[0-9.]+,\"emptyMaxWaitTotal\":1,"
-                + "\"emptyMaxWaitPerSec\":[0-9.]+,\"emptyAtOnceTotal\":1,\"emptyAtOncePerSec\":[0-9.]+,\"errorTotal\":1,"
-                + "\"errorPerSec\":[0-9.]+}.*");
-        Waits.soon().pollInterval(Duration.ofMillis(50)).until(() -> state.matcher(get("/api/state").body()).matches());
+        // the state is sampled once a second: wait for a sample taken after the fetches
+        JsonNode fetch = Waits.soon().pollInterval(Duration.ofMillis(50)).until(() -> state().get("fetch"),
+                f -> f.get("errorTotal").asLong() == 1);
+        for (String outcome : List.of("data", "emptyMaxWait", "emptyAtOnce", "error")) {
+            assertEquals(1, fetch.get(outcome + "Total").asLong(), fetch.toString());
+            assertTrue(fetch.get(outcome + "PerSec").isNumber(), fetch.toString());
+        }
     }
 
-    private List<String> metricLines() throws Exception {
-        HttpResponse<String> response = get("/metrics");
+    @Test
+    void theStateHoldsTheProduceOutcomesPurgatoriesReplicasAndPartitions() throws Exception {
+        try (WireClient client = new WireClient(broker.port())) {
+            for (int i = 0; i < 3; i++) {
+                Answer answer = DemoBrokerTest.answer(client.send(WireClient.produce("demo", 1, ACKS_ALL, 30_000, 1)));
+                assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(answer).errorCode());
+            }
+            JsonNode state = Waits.soon().pollInterval(Duration.ofMillis(50)).until(this::state,
+                    s -> s.get("produce").get("ackedTotal").asLong() == 3);
+            JsonNode produce = state.get("produce");
+            assertEquals(0, produce.get("timedOutTotal").asLong());
+            assertEquals(0, produce.get("otherErrorsTotal").asLong());
+            assertTrue(produce.get("ackedPerSec").asDouble() > 0, produce.toString());
+            assertTrue(state.get("timeMs").asLong() > 0);
+
+            JsonNode purgatory = state.get("purgatories").get(0);
+            assertEquals(List.of("produce", "fetch"), names(state.get("purgatories")));
+            assertEquals(3, purgatory.get("completed").asLong(), purgatory.toString());
+            assertEquals(0, purgatory.get("delayed").asLong(), purgatory.toString());
+            assertEquals(0, purgatory.get("latenessCount").asLong(), purgatory.toString());
+
+            JsonNode partition = state.get("partitions").get(1);
+            assertEquals("demo", partition.get("topic").asText());
+            assertEquals(1, partition.get("partition").asInt());
+            assertEquals(3, partition.get("leaderEndOffset").asLong(), partition.toString());
+            assertEquals(3, partition.get("highWatermark").asLong(), partition.toString());
+            assertEquals(List.of(0, 1, 2), JSON.convertValue(partition.get("isr"), List.class));
+            assertEquals(2, partition.get("followerEndOffsets").size());
+            assertEquals(2, state.get("partitions").size());
+
+            assertEquals(2, state.get("replicas").size());
+            assertEquals(1, state.get("connections").asLong());
+            assertTrue(state.get("bytesIn").asLong() > 0);
+            assertTrue(state.get("bytesOut").asLong() > 0);
+        }
+    }
+
+    private JsonNode state() throws Exception {
+        HttpResponse<String> response = get("/api/state");
         assertEquals(200, response.statusCode());
-        return response.body().lines().collect(Collectors.toList());
+        assertEquals("application/json", response.headers().firstValue("Content-Type").orElseThrow());
+        return JSON.readTree(response.body());
     }
 
-    private static List<String> fetchResponses(int data, int emptyMaxWait, int emptyAtOnce, int error) {
-        return List.of("demo_broker_fetch_responses_total{outcome=\"data\"} " + data + ".0",
-                "demo_broker_fetch_responses_total{outcome=\"empty_max_wait\"} " + emptyMaxWait + ".0",
-                "demo_broker_fetch_responses_total{outcome=\"empty_at_once\"} " + emptyAtOnce + ".0",
-                "demo_broker_fetch_responses_total{outcome=\"error\"} " + error + ".0");
+    private static List<String> names(JsonNode purgatories) {
+        List<String> names = new ArrayList<>();
+        purgatories.forEach(p -> names.add(p.get("name").asText()));
+        return names;
+    }
+
+    /** {@code demo_broker_fetch_responses_total} now, by outcome. */
+    private Map<String, Double> fetchResponses() throws Exception {
+        Map<String, Double> byOutcome = new TreeMap<>();
+        metrics().family("demo_broker_fetch_responses_total").samples()
+                .forEach(sample -> byOutcome.put(sample.labels().get("outcome"), sample.value()));
+        return byOutcome;
+    }
+
+    private static Map<String, Double> fetchResponses(int data, int emptyMaxWait, int emptyAtOnce, int error) {
+        return new TreeMap<>(Map.of("data", (double) data, "empty_max_wait", (double) emptyMaxWait, "empty_at_once", (double) emptyAtOnce,
+                "error", (double) error));
     }
 
     /** A fetch of partition 0 of demo from {@code offset}, {@code min.bytes} 1. */
@@ -304,11 +398,17 @@ class DashboardHttpTest {
         Waits.soon().until(firstEvents::isDone);
         List<String> lines = firstEvents.join();
         assertEquals("event: history", lines.get(0));
-        assertTrue(lines.get(1).startsWith("data: [{\"timeMs\":"), lines.get(1));
+        JsonNode history = JSON.readTree(lines.get(1).substring("data: ".length()));
+        assertTrue(history.isArray() && history.size() >= 1, lines.get(1));
         assertEquals("event: sample", lines.get(2));
-        assertTrue(lines.get(3).startsWith("data: {\"timeMs\":"), lines.get(3));
-        assertTrue(lines.get(3).contains("\"replicas\":[{\"id\":1,\"stalled\":false,\"lagMs\":1},{\"id\":2,\"stalled\":false,\"lagMs\":1}]"),
-                lines.get(3));
+        JsonNode sample = JSON.readTree(lines.get(3).substring("data: ".length()));
+        assertTrue(sample.get("timeMs").asLong() >= history.get(history.size() - 1).get("timeMs").asLong(), lines.get(3));
+        for (int id = 1; id <= 2; id++) {
+            JsonNode replica = sample.get("replicas").get(id - 1);
+            assertEquals(id, replica.get("id").asInt(), lines.get(3));
+            assertEquals(false, replica.get("stalled").asBoolean(), lines.get(3));
+            assertEquals(1, replica.get("lagMs").asLong(), lines.get(3));
+        }
     }
 
     @Test

@@ -1,0 +1,59 @@
+package io.purgatory.timer;
+
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A callback that runs once: the node behind {@link Timer#schedule(Runnable, long)}, and the base of
+ * the {@linkplain RecurringTask recurring} ones. The handle is the timer's own node, so a callback
+ * costs one object: the {@link TimerTask} fields plus the callback reference (56 bytes with
+ * compressed references, as much as any {@code TimerTask} subclass holding a callback).
+ *
+ * <p>A callback that throws is logged at WARN, once per throw, and does not reach the timer: the
+ * timer's threads, or the caller of {@link MockTimer#advance}, carry on.
+ *
+ * <p>Thread-safe: the state is the {@link TimerTask}'s compare-and-set; {@code callback} is final.
+ */
+class CallbackTask extends TimerTask implements ScheduledTask {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ScheduledTask.class);
+
+    private final Runnable callback;
+
+    CallbackTask(long delayMs, Runnable callback) {
+        super(delayMs);
+        this.callback = Objects.requireNonNull(callback, "callback");
+    }
+
+    /** The timer's entry point: runs the callback. */
+    @Override
+    public void run() {
+        runCallback();
+    }
+
+    /** Runs the callback; what it throws is logged, not thrown. */
+    final void runCallback() {
+        try {
+            callback.run();
+        } catch (Throwable t) {
+            LOG.warn("Timer {}: callback {} threw", host(), callback, t);
+        }
+    }
+
+    @Override
+    public boolean isDone() {
+        int s = state();
+        return s == EXPIRED || s == CANCELLED;
+    }
+
+    @Override
+    public long deadlineMs() {
+        return host().deadlineMsOfTick(dueTick);
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "[" + callback + ", deadline " + deadlineMs() + " ms]";
+    }
+}
