@@ -125,7 +125,8 @@ public final class BrokerMain implements Callable<Integer> {
         }
         final DashboardServer dashboard;
         try {
-            dashboard = httpPort < 0 ? null : DashboardServer.start(broker.replicaManager(), broker.stats(), httpHost, httpPort);
+            dashboard = httpPort < 0 ? null : DashboardServer.start(broker.replicaManager(), broker.coordinator(), broker.stats(),
+                    httpHost, httpPort);
         } catch (Exception e) {
             broker.close();
             spec.commandLine().getErr().println("demo-broker: cannot serve the dashboard on " + httpHost + ":" + httpPort + ": "

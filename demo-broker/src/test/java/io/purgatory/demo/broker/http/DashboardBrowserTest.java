@@ -108,7 +108,7 @@ class DashboardBrowserTest {
     @Test
     void stallingAFollowerFromThePageMakesTimeoutsRiseAndResumingBringsAcksBack() throws Exception {
         broker = brokers.get();
-        dashboard = DashboardServer.start(broker.replicaManager(), broker.stats(), "127.0.0.1", 0);
+        dashboard = DashboardServer.start(broker.replicaManager(), broker.coordinator(), broker.stats(), "127.0.0.1", 0);
         client = brokers.connect();
         startLoad();
         driver = chromium();
