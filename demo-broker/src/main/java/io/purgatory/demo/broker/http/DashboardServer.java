@@ -64,7 +64,8 @@ public final class DashboardServer implements AutoCloseable {
         this.connections = new DefaultChannelGroup("http-connections", loop);
         try {
             EventStream events = loop.submit(() -> new EventStream(new Sampler(replicaManager, coordinator, stats), HISTORY_SAMPLES)).get();
-            DashboardHandler handler = new DashboardHandler(replicaManager, stats, new StaticAssets(), new MetricsExporter(replicaManager, coordinator, stats), events);
+            MetricsExporter metrics = new MetricsExporter(replicaManager, coordinator, stats);
+            DashboardHandler handler = new DashboardHandler(replicaManager, stats, new StaticAssets(), metrics, events);
             this.serverChannel = new ServerBootstrap()
                     .group(group)
                     .channel(NioServerSocketChannel.class)

@@ -53,11 +53,11 @@ class GroupCoordinatorTest {
 
     /** A client's view: its member id, generation and the answers it got. */
     private final class Client {
-        final String instanceId;
+        private final String instanceId;
         String memberId = "";
         int generation = -1;
-        final List<JoinGroupResponseData> joins = new ArrayList<>();
-        final List<SyncGroupResponseData> syncs = new ArrayList<>();
+        private final List<JoinGroupResponseData> joins = new ArrayList<>();
+        private final List<SyncGroupResponseData> syncs = new ArrayList<>();
 
         Client(String instanceId) {
             this.instanceId = instanceId;

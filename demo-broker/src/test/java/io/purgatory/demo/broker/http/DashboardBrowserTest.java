@@ -171,7 +171,7 @@ class DashboardBrowserTest {
             purgatories.add(entry.group(1));
             highest = Math.max(highest, Long.parseLong(entry.group(2)));
         }
-        assertEquals(List.of("produce", "fetch"), purgatories, text("legend-lateness"));
+        assertEquals(List.of("produce", "fetch", "rebalance", "heartbeat"), purgatories, text("legend-lateness"));
         return highest;
     }
 
