@@ -13,7 +13,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CopyOnWriteArraySet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -61,9 +65,9 @@ final class GroupConsume {
     /** One member's reports. */
     private static final class Member {
         final String name;
-        final AtomicLong records = new AtomicLong();
-        final AtomicInteger rebalances = new AtomicInteger();
-        final CopyOnWriteArraySet<TopicPartition> assignment = new CopyOnWriteArraySet<>();
+        private final AtomicLong records = new AtomicLong();
+        private final AtomicInteger rebalances = new AtomicInteger();
+        private final CopyOnWriteArraySet<TopicPartition> assignment = new CopyOnWriteArraySet<>();
 
         Member(String name) {
             this.name = name;
@@ -89,7 +93,7 @@ final class GroupConsume {
         List<Member> members = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(durationMs);
-        List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
         for (int i = 1; i <= consumers; i++) {
             Member member = new Member("c" + i);
             members.add(member);
@@ -249,10 +253,10 @@ final class GroupConsume {
             return ((JoinGroupResponse) await(connection.send(new JoinGroupRequest.Builder(data).build(), true))).data();
         }
 
-        private static Object await(java.util.concurrent.CompletableFuture<?> response) throws ClientException, InterruptedException {
+        private static Object await(CompletableFuture<?> response) throws ClientException, InterruptedException {
             try {
                 return response.get(60, TimeUnit.SECONDS);
-            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            } catch (ExecutionException | TimeoutException e) {
                 throw new ClientException("the crashing member's request failed: " + e, e);
             }
         }
