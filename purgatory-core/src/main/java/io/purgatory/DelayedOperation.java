@@ -9,23 +9,31 @@ import java.util.concurrent.locks.LockSupport;
  * An operation that completes when its condition holds or when its delay expires, exactly once.
  *
  * <p>Subclasses implement {@link #tryComplete()} (check the condition; if it holds, call
- * {@link #forceComplete()} and return its result), {@link #onComplete()} (send the response) and
- * {@link #onExpiration()} (count the timeout, say). Hand the operation to
- * {@link DelayedOperationPurgatory#tryCompleteElseWatch}; an operation can be offered once.
+ * {@link #forceComplete()} and return its result), {@link #onComplete()} (send the response; read
+ * {@link #completion()} to know why it runs) and {@link #onExpiration()} (count the timeout, say).
+ * Hand the operation to {@link DelayedOperationPurgatory#tryCompleteElseWatch}; an operation can be
+ * offered once.
  *
  * <h2>Exactly once</h2>
- * Completion happens under the operation's lock and flips {@code completed} from false to true
- * once: whichever of {@code forceComplete()} (from {@code tryComplete}, or from your code) and the
- * timer's expiry gets there first wins; the loser does nothing. The winner cancels the timer task,
- * then runs {@code onComplete()} once. On expiry {@code onExpiration()} runs after
- * {@code onComplete()}, with the lock released. Because {@code tryComplete} and {@code onComplete}
- * both run under the lock, they never run at the same time for one operation (KAFKA-19312).
+ * Completion happens under the operation's lock and sets {@link #completion()} from null to how it
+ * completed, once: whichever of {@code forceComplete()} (from {@code tryComplete}, or from your
+ * code), {@link #cancel(Object)}, the purgatory's {@code cancelForKey} and the timer's expiry gets
+ * there first wins; the losers do nothing. The winner cancels the expiry, then runs
+ * {@code onComplete()} once. On expiry {@code onExpiration()} runs after {@code onComplete()}, with
+ * the lock released. Because {@code tryComplete} and {@code onComplete} both run under the lock,
+ * they never run at the same time for one operation (KAFKA-19312).
+ *
+ * <p>There is no public way to expire an operation early or to remove it from the timer without
+ * completing it: the operation is not itself a {@link TimerTask}; its expiry is a private task that
+ * only its timer runs.
  *
  * <h2>Thread-safety</h2>
- * Thread-safe. The operation's lock guards {@code purgatory}, {@code firstList}, {@code watches} and {@code watching}
- * and is held while {@code tryComplete} and {@code onComplete} run; {@code completed} is volatile and
- * written only under the lock; {@code retryPending} is an atomic flag read and written without it
- * (see {@link #maybeTryComplete()}).
+ * Thread-safe. The operation's lock (a lock of its own, which Error Prone's {@code @GuardedBy} cannot
+ * check: the methods that rely on it assert {@link #isHeldByCurrentThread()}) guards {@code purgatory}, {@code expiry}, {@code firstList},
+ * {@code watches}, {@code watching} and the writing of {@code completion} and {@code cancelReason},
+ * and is held while {@code tryComplete} and {@code onComplete} run; {@code completion} is volatile,
+ * written after {@code cancelReason}, so a reader of the one sees the other; {@code retryPending} is
+ * an atomic flag read and written without the lock (see {@link #maybeTryComplete()}).
  *
  * <p>The lock is built into the operation rather than a {@code ReentrantLock} beside it: the field
  * {@code owner} is the holding thread's id (taken by compare-and-set, released by a volatile write) and
@@ -35,7 +43,7 @@ import java.util.concurrent.locks.LockSupport;
  * briefly, then yields, then parks in {@code waiter} until {@code unlock} wakes it: the lock is only
  * ever held for one {@code tryComplete} or {@code onComplete}.
  */
-public abstract class DelayedOperation extends TimerTask {
+public abstract class DelayedOperation {
 
     private static final VarHandle RETRY_PENDING;
     private static final VarHandle OWNER;
@@ -64,12 +72,21 @@ public abstract class DelayedOperation extends TimerTask {
     private volatile long owner;
     /** How many times {@code owner} holds the lock; the lock is re-entrant. Owner only. */
     private int holds;
-    private volatile boolean completed;
+    /** How the operation completed; null until it has. Written once, under the lock, after {@code cancelReason}. */
+    private volatile Completion completion;
+    /** The reason given to a cancellation that completed the operation, or null. Guarded by lock. */
+    private Object cancelReason;
     /** Set by a thread that wanted to retry tryComplete but found the lock taken. */
     private volatile boolean retryPending;
     /** A thread parked in {@link #lock()} until {@link #unlock()} wakes it; at most one at a time. */
     private volatile Thread waiter;
 
+    private final long delayMs;
+    /**
+     * The timer task that expires this operation, made when the operation starts to wait (an
+     * operation that completes at once never allocates one), or null. Guarded by lock.
+     */
+    private Expiry expiry;
     /** The purgatory this operation was offered to, or null. Guarded by lock. */
     DelayedOperationPurgatory<?> purgatory;
     /** The list of the first key watched, where this operation is its own entry, or null. Guarded by lock. */
@@ -84,103 +101,166 @@ public abstract class DelayedOperation extends TimerTask {
     long deadlineMs;
 
     /**
-     * @param delayMs how long the operation may wait before it expires, in milliseconds
+     * @param delayMs how long the operation may wait before it expires, in milliseconds; not negative
+     * @throws IllegalArgumentException if delayMs is negative
      */
     protected DelayedOperation(long delayMs) {
-        super(delayMs);
+        if (delayMs < 0) {
+            throw new IllegalArgumentException("delayMs must not be negative: " + delayMs);
+        }
+        this.delayMs = delayMs;
     }
 
     /**
      * Checks whether the operation can complete now; if so, calls {@link #forceComplete()} and
      * returns its result. Called under the operation's lock, so it needs no locking of its own for
-     * the operation's state; it must not wait on other operations.
+     * the operation's state; it must not wait on other operations. An exception it throws counts as
+     * {@code false} (the operation keeps waiting) and reaches the caller of the purgatory method that
+     * tried it (see {@link DelayedOperationPurgatory}).
      */
     public abstract boolean tryComplete();
 
-    /** Runs exactly once, on whichever path completed the operation, under the operation's lock. */
+    /**
+     * Runs exactly once, on whichever path completed the operation, under the operation's lock;
+     * {@link #completion()} says which path (and {@link #cancelReason()} why, for a cancellation).
+     */
     public abstract void onComplete();
 
-    /** Runs after {@link #onComplete()} when the operation completed by expiring; the lock is released. */
+    /**
+     * Runs after {@link #onComplete()} when the operation completed by expiring
+     * ({@link Completion#EXPIRED} or {@link Completion#CLOSED}); the lock is released.
+     */
     public abstract void onExpiration();
 
+    /** The delay given at construction, in milliseconds. */
+    public final long delayMs() {
+        return delayMs;
+    }
+
     /**
-     * Completes the operation now if it has not completed yet: cancels its timer task and calls
-     * {@link #onComplete()}.
+     * Completes the operation now, as {@link Completion#COMPLETED}, if it has not completed yet:
+     * cancels its expiry and calls {@link #onComplete()}.
      *
      * @return true if this call completed it
      */
     public final boolean forceComplete() {
-        return complete(false);
-    }
-
-    /** True once the operation has completed, by {@code tryComplete} or by expiring. */
-    public final boolean isCompleted() {
-        return completed;
+        return complete(Completion.COMPLETED, null);
     }
 
     /**
-     * For an operation, cancelling is completing: the same as {@link #forceComplete()} (its expiry
-     * is cancelled and {@link #onComplete()} runs, once), so that no caller can leave a waiting
-     * client without an answer. Final: the timer's own cancellation is not reachable from outside,
-     * and a subclass that wants an "abort" calls {@code forceComplete()} and says why in its result.
+     * Completes the operation now, as {@link Completion#CANCELLED} with no reason, if it has not
+     * completed yet. For an operation, cancelling is completing (its expiry is cancelled and
+     * {@link #onComplete()} runs, once), so that no caller can leave a waiting client without an
+     * answer.
      *
      * @return true if this call completed the operation
      */
-    @Override
     public final boolean cancel() {
-        return forceComplete();
+        return complete(Completion.CANCELLED, null);
     }
 
     /**
-     * Removes the operation's timer task, so that it never expires. Only for the purgatory, which
-     * first makes sure the operation is completed or handed back to its caller.
-     */
-    final boolean cancelExpiry() {
-        return super.cancel();
-    }
-
-    /** The timer's entry point: expires the operation. Not for subclasses or callers. */
-    @Override
-    public final void run() {
-        expire(true);
-    }
-
-    /**
-     * Completes the operation by expiring: {@code onComplete}, then {@code onExpiration}.
+     * Completes the operation now, as {@link Completion#CANCELLED}, if it has not completed yet;
+     * {@code onComplete} reads {@code reason} with {@link #cancelReason()} (an error code to answer
+     * with, say).
      *
-     * @param onTime true when the timer expired it (its lateness is recorded), false when it is
-     *     expired early, by a closing purgatory
+     * @param reason why, for {@code onComplete}; may be null
+     * @return true if this call completed the operation
      */
-    final void expire(boolean onTime) {
-        if (complete(true)) {
-            try {
-                onExpiration();
-            } finally {
-                DelayedOperationPurgatory<?> p = purgatory;
-                if (p != null) {
-                    p.expired(this, onTime);
-                }
+    public final boolean cancel(Object reason) {
+        return complete(Completion.CANCELLED, reason);
+    }
+
+    /** True once the operation has completed, on any path (see {@link #completion()}). */
+    public final boolean isCompleted() {
+        return completion != null;
+    }
+
+    /** True if the operation completed by a cancellation: {@code completion() == CANCELLED}. */
+    public final boolean isCancelled() {
+        return completion == Completion.CANCELLED;
+    }
+
+    /**
+     * How the operation completed, or null while it has not. Set before {@link #onComplete()} runs,
+     * so {@code onComplete} can read it; never changes afterwards.
+     */
+    public final Completion completion() {
+        return completion;
+    }
+
+    /**
+     * The reason given to the cancellation that completed the operation
+     * ({@link #cancel(Object)} or {@link DelayedOperationPurgatory#cancelForKey(Object, Object)}); null
+     * if none was given or the operation did not complete by a cancellation. Readable in
+     * {@code onComplete}.
+     */
+    public final Object cancelReason() {
+        return completion == Completion.CANCELLED ? cancelReason : null; // the volatile read first publishes the reason
+    }
+
+    /**
+     * Makes the timer task that will expire this operation; the caller holds the lock and adds the
+     * task to its timer (an operation completed by then has cancelled it, so the add does nothing).
+     */
+    final TimerTask scheduleExpiry() {
+        assert isHeldByCurrentThread();
+        expiry = new Expiry(this);
+        return expiry;
+    }
+
+    /**
+     * Completes the operation by expiring: {@code onComplete}, then {@code onExpiration}, which runs
+     * even if {@code onComplete} threw (the operation is expired all the same; the first exception is
+     * rethrown after, the second suppressed in it).
+     *
+     * @param how {@link Completion#EXPIRED} when the timer expired it (its lateness is recorded),
+     *     {@link Completion#CLOSED} when a closing purgatory expires it early
+     * @return true if this call completed it
+     */
+    final boolean expire(Completion how) {
+        Throwable failure = null;
+        try {
+            if (!complete(how, null)) {
+                return false;
+            }
+        } catch (RuntimeException | Error e) {
+            failure = e; // only the call that completes the operation runs onComplete: this one did
+        }
+        try {
+            onExpiration();
+        } catch (RuntimeException | Error e) {
+            failure = Attempts.first(failure, e);
+        } finally {
+            DelayedOperationPurgatory<?> p = purgatory;
+            if (p != null) {
+                p.expired(this, how);
             }
         }
+        Attempts.rethrow(failure);
+        return true;
     }
 
-    private boolean complete(boolean expiring) {
-        if (completed) {
+    private boolean complete(Completion how, Object reason) {
+        if (completion != null) {
             return false;
         }
         lock();
         try {
-            if (completed) {
+            if (completion != null) {
                 return false;
             }
-            completed = true;
-            cancelExpiry();
+            cancelReason = reason;
+            completion = how;
+            if (expiry != null) {
+                expiry.cancel();
+            }
             try {
                 onComplete();
             } finally {
                 DelayedOperationPurgatory<?> p = purgatory;
                 if (p != null) {
-                    p.completed(this, expiring);
+                    p.completed(this, how);
                 }
             }
             return true;
@@ -208,7 +288,7 @@ public abstract class DelayedOperation extends TimerTask {
                     if (retryPending) {
                         retryPending = false; // a volatile write is a full fence: skip it when the flag is clear
                     }
-                    done = !completed && tryComplete();
+                    done = completion == null && tryComplete();
                 } finally {
                     unlock();
                 }
@@ -216,7 +296,7 @@ public abstract class DelayedOperation extends TimerTask {
             } else {
                 retry = !(boolean) RETRY_PENDING.getAndSet(this, true);
             }
-        } while (!completed && retry);
+        } while (completion == null && retry);
         return done;
     }
 
@@ -266,6 +346,16 @@ public abstract class DelayedOperation extends TimerTask {
         }
     }
 
+    /**
+     * True if this thread holds the lock. Error Prone's {@code @GuardedBy} knows {@code synchronized}
+     * and {@code java.util.concurrent.locks.Lock} only, not a lock of its own like this one: the
+     * methods that touch the fields this lock guards assert it instead (surefire runs with
+     * assertions on).
+     */
+    final boolean isHeldByCurrentThread() {
+        return owner == Thread.currentThread().getId();
+    }
+
     /** Takes the lock if it is free or already held by this thread. */
     final boolean tryLock() {
         long me = Thread.currentThread().getId();
@@ -296,6 +386,31 @@ public abstract class DelayedOperation extends TimerTask {
             if (parked != null) {
                 LockSupport.unpark(parked);
             }
+        }
+    }
+
+    /**
+     * The timer's handle on an operation: running it expires the operation. Private, so that only
+     * the timer it was added to can run it; its {@code cancel()} is called only by the completing
+     * operation, under the operation's lock. Thread-safe as every {@link TimerTask} is; its one
+     * field is final.
+     */
+    private static final class Expiry extends TimerTask {
+        private final DelayedOperation operation;
+
+        Expiry(DelayedOperation operation) {
+            super(operation.delayMs);
+            this.operation = operation;
+        }
+
+        @Override
+        public void run() {
+            operation.expire(Completion.EXPIRED);
+        }
+
+        @Override
+        public String toString() {
+            return "Expiry[" + operation + "]";
         }
     }
 }

@@ -2,8 +2,8 @@ package io.purgatory;
 
 import io.purgatory.timer.SystemTimer;
 import io.purgatory.timer.Timer;
+import io.purgatory.timer.TimerTask;
 import java.lang.management.ManagementFactory;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
@@ -33,14 +33,30 @@ import org.slf4j.LoggerFactory;
  * An operation watches its keys in one of two forms. With the keys form,
  * {@code tryCompleteElseWatch(op, keys)}, a change to a key is announced with
  * {@code checkAndComplete(key)}, which tries every operation on the key: O(operations parked on
- * key), whatever the change. With the position form, {@code tryCompleteElseWatch(op, key, position)}
- * (or a map of keys to positions), the operation waits for a number of the key's that only grows (a
- * high watermark) to reach its position; the list keeps such watches in a {@link PositionIndex}
+ * key), whatever the change. With the position form, {@code tryCompleteElseWatchPosition(op, key,
+ * position)} (or {@code tryCompleteElseWatchPositions(op, positions)}, a map of keys to positions),
+ * the operation waits for a number of the key's that only grows (a high watermark) to reach its
+ * position; the list keeps such watches in a {@link PositionIndex}
  * ordered by position, and {@code advance(key, p)} tries only those at or below {@code p}, lowest
  * first: O(1) when none is due, O(1) per watch added in increasing order (O(log n) otherwise) and per
  * operation tried. {@code checkAndComplete(key)} still tries both forms, for changes that are not an
  * advance. Kafka's purgatory has the keys form only: every high-watermark advance there walks every
  * produce parked on the partition.
+ *
+ * <h2>Completion, cancellation and exceptions</h2>
+ * Every operation offered completes exactly once, and its {@link DelayedOperation#completion()} says
+ * how: {@link Completion#COMPLETED} (its condition), {@link Completion#CANCELLED}
+ * ({@link DelayedOperation#cancel(Object)}, or {@link #cancelForKey(Object, Object)}, which completes
+ * every operation watching a key with a reason its {@code onComplete} reads),
+ * {@link Completion#EXPIRED} (its timer) or {@link Completion#CLOSED} (this purgatory closed). No
+ * public method, on the purgatory or on an operation, leaves an operation watched without its expiry
+ * or removed without completing it. An exception from user code changes none of that: a
+ * {@code tryComplete} that throws counts as {@code false} (the operation keeps waiting); an
+ * {@code onComplete} that throws leaves its operation completed (the completion is set before it
+ * runs). Each exception reaches the caller of the method that ran the code (the timer logs those of
+ * expiries, {@code close()} those of the operations it expires); a method that tries or cancels
+ * several operations ({@link #advance}, {@link #checkAndComplete}, {@link #cancelForKey}) tries each
+ * of them first and then rethrows the first exception, with the later ones suppressed in it.
  *
  * <h2>Memory</h2>
  * Completed operations leave their watches behind as tombstones that reference nothing (the
@@ -50,7 +66,8 @@ import org.slf4j.LoggerFactory;
  * by a purge of every list once more than {@code purgeInterval} of them are linked. The purge runs
  * on the purgatory's reaper thread ({@code <name>-purge-reaper}), or, with the reaper disabled, on
  * the thread whose completion crossed the threshold. A position index removes its own tombstones
- * once they are half of it, so it never holds more tombstones than live watches.
+ * once they are half of it, checked after each completion and each advance, so it holds fewer
+ * tombstones than live watches, or none.
  *
  * <h2>Shutdown</h2>
  * {@link #close()} expires every operation still pending, on the calling thread (each gets
@@ -64,6 +81,11 @@ import org.slf4j.LoggerFactory;
  * may be called from {@code onComplete} of another operation. Callers must not hold, while calling
  * {@code checkAndComplete}, a lock that some {@code tryComplete} needs (KAFKA-8334).
  * {@code closed} is volatile; counters are atomics.
+ *
+ * <p>Counts of what the purgatory holds ({@link #watched()}, {@link #numDelayed()}) are {@code long},
+ * as are the {@link PurgatoryMetrics}; a call's own result (how many operations {@code advance},
+ * {@code checkAndComplete} or {@code cancelForKey} completed) is an {@code int}, bounded by one
+ * list's length.
  *
  * @param <T> the operations it holds
  */
@@ -122,7 +144,15 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      * expiry. Keys are compared with {@code equals}; an empty collection means the operation only
      * waits for its expiry (or {@code forceComplete}).
      *
-     * @return true if the operation completed during this call
+     * <p>An exception from {@code tryComplete}, on either try, counts as {@code false}: the operation
+     * is watched and its expiry scheduled all the same, and the exception is rethrown at the end of
+     * the call (the first one; a later one is suppressed in it). So the operation is in the purgatory
+     * and will complete or expire, whatever its {@code tryComplete} does.
+     *
+     * @return true if the operation completed during this call: its {@code tryComplete} succeeded
+     *     here, or the purgatory was closed (or closed during the call) and the operation was expired
+     *     ({@link Completion#CLOSED}); false if it was completed before the call, or if it was left
+     *     waiting (another thread may complete it at any moment after)
      * @throws IllegalStateException if the operation was offered before (to any purgatory)
      * @throws NullPointerException if the operation, the collection or a key is null
      */
@@ -138,15 +168,18 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      * Tries the operation; if it cannot complete, watches key until key's position reaches
      * {@code position} (see {@link #advance}), tries again, and schedules its expiry. Use this form
      * when the operation waits for a number that only grows (an offset, a high watermark): an
-     * advance then tries only the operations it may complete.
+     * advance then tries only the operations it may complete. A distinct name from the keys form,
+     * {@link #tryCompleteElseWatch}, so that neither can be called for the other.
      *
-     * @return true if the operation completed during this call
+     * @return true if the operation completed during this call (see {@link #tryCompleteElseWatch})
      * @throws IllegalStateException if the operation was offered before (to any purgatory)
      * @throws NullPointerException if the operation or the key is null
+     * @throws IllegalArgumentException if the key is a collection (several keys, each at its own
+     *     position, go in a map to {@link #tryCompleteElseWatchPositions})
      */
-    public boolean tryCompleteElseWatch(T operation, Object key, long position) {
+    public boolean tryCompleteElseWatchPosition(T operation, Object key, long position) {
         Objects.requireNonNull(operation, "operation");
-        return offer(operation, null, Map.of(Objects.requireNonNull(key, "key"), position));
+        return offer(operation, null, Map.of(positionKey(key), position));
     }
 
     /**
@@ -154,19 +187,19 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      * key's position reaches the value mapped to it (a produce to several partitions waits for each
      * partition's high watermark to pass its own offset), tries again, and schedules its expiry.
      *
-     * @return true if the operation completed during this call
+     * @return true if the operation completed during this call (see {@link #tryCompleteElseWatch})
      * @throws IllegalStateException if the operation was offered before (to any purgatory)
      * @throws NullPointerException if the operation, the map, a key or a position is null
-     * @throws IllegalArgumentException if the map is empty
+     * @throws IllegalArgumentException if the map is empty or a key is a collection
      */
-    public boolean tryCompleteElseWatch(T operation, Map<?, Long> positions) {
+    public boolean tryCompleteElseWatchPositions(T operation, Map<?, Long> positions) {
         Objects.requireNonNull(operation, "operation");
         Objects.requireNonNull(positions, "positions");
         if (positions.isEmpty()) {
             throw new IllegalArgumentException("positions must map at least one key to a position");
         }
         for (Map.Entry<?, Long> entry : positions.entrySet()) {
-            Objects.requireNonNull(entry.getKey(), "positions: a key");
+            positionKey(entry.getKey());
             Objects.requireNonNull(entry.getValue(), () -> "positions: the position of key " + entry.getKey());
         }
         return offer(operation, null, positions);
@@ -180,8 +213,10 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      * operation on key waits at or below {@code position}, and O(log n) per operation tried (O(1)
      * when positions were watched in increasing order), with n the operations watching key.
      *
-     * <p>Every due operation is tried, each under its own lock taken with {@code tryLock}; if some
-     * {@code tryComplete} throws, the first exception is rethrown after the others were tried.
+     * <p>Every due operation is tried, each under its own lock taken with {@code tryLock}. A
+     * {@code tryComplete} that throws counts as {@code false} (its operation keeps waiting, on
+     * {@code checkAndComplete} and its expiry); the first exception is rethrown once every due
+     * operation was tried, as {@link #checkAndComplete} does.
      *
      * @return how many operations this call completed
      * @throws NullPointerException if the key is null
@@ -191,25 +226,11 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         if (list == null) {
             return 0;
         }
-        int completed = 0;
-        RuntimeException failure = null;
+        Attempts attempts = new Attempts();
         for (DelayedOperation op : list.takeDue(position)) {
-            try {
-                if (op.maybeTryComplete()) {
-                    completed++;
-                }
-            } catch (RuntimeException e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
+            attempts.retry(op);
         }
-        if (failure != null) {
-            throw failure;
-        }
-        return completed;
+        return attempts.result();
     }
 
     /**
@@ -217,8 +238,10 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      * when that is null, each key of {@code positions} at its position.
      */
     private boolean offer(T operation, Collection<?> keys, Map<?, Long> positions) {
+        Attempts attempts = new Attempts();
         boolean offeredAfterClose;
-        boolean completedNow;
+        boolean completedNow = false;
+        TimerTask expiry = null;
         operation.lock();
         try {
             if (operation.purgatory != null) {
@@ -230,27 +253,36 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             }
             operation.purgatory = this;
             offeredAfterClose = closed;
-            if (offeredAfterClose) {
-                completedNow = false;
-            } else {
-                if (operation.tryComplete()) {
+            if (!offeredAfterClose) {
+                if (tryOnce(operation, attempts)) {
                     return true; // nothing linked
                 }
-                if (keys != null) {
-                    watch(operation, keys);
-                } else {
-                    watchAt(operation, positions);
+                if (!operation.isCompleted()) { // it is when tryComplete completed it and then threw
+                    if (keys != null) {
+                        watch(operation, keys);
+                    } else {
+                        watchAt(operation, positions);
+                    }
+                    completedNow = tryOnce(operation, attempts);
+                    if (!operation.isCompleted()) {
+                        expiry = operation.scheduleExpiry();
+                    }
                 }
-                completedNow = operation.tryComplete();
             }
         } finally {
             operation.unlock();
         }
         if (offeredAfterClose) {
-            operation.expire(false); // outside the lock: onExpiration runs without it
-            return false;
+            operation.expire(Completion.CLOSED); // outside the lock: onExpiration runs without it
+            return true;
         }
-        completedNow = completedNow || operation.retryIfPending();
+        if (!completedNow && expiry != null) {
+            try {
+                completedNow = operation.retryIfPending(); // a retry another thread asked for while this one held the lock
+            } catch (RuntimeException | Error e) {
+                attempts.failed(e);
+            }
+        }
         if (closed) {
             // close() may have swept the lists before this operation was linked, and lists it linked
             // into after the sweep are visited by nobody else: take them, answering what they hold
@@ -258,31 +290,48 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             for (Object key : keys != null ? keys : positions.keySet()) {
                 takeList(key, this::expireOnClose);
             }
-            operation.expire(false);
-            return completedNow;
-        }
-        if (completedNow) {
+            operation.expire(Completion.CLOSED);
+            attempts.result();
             return true;
         }
-        if (!operation.isCompleted()) {
-            long now = timer.nowMs();
-            operation.deadlineMs = now + Math.min(operation.delayMs(), Long.MAX_VALUE - now);
-            try {
-                timer.add(operation); // a no-op if it completed meanwhile: completion cancels the task
-            } catch (IllegalStateException timerClosed) {
-                if (!closed) {
-                    throw timerClosed;
-                }
-                // close() closed our timer after its sweep, which found this operation: it is answered
+        if (!completedNow && expiry != null) {
+            schedule(operation, expiry);
+        }
+        attempts.result();
+        return completedNow;
+    }
+
+    /** One try of an offer, under the operation's lock: an exception counts as false, and is kept to rethrow. */
+    private static boolean tryOnce(DelayedOperation operation, Attempts attempts) {
+        try {
+            return operation.tryComplete();
+        } catch (RuntimeException | Error e) {
+            attempts.failed(e);
+            return false;
+        }
+    }
+
+    /** Adds the operation's expiry to the timer, at its deadline. */
+    private void schedule(DelayedOperation operation, TimerTask expiry) {
+        long now = timer.nowMs();
+        operation.deadlineMs = now + Math.min(operation.delayMs(), Long.MAX_VALUE - now);
+        try {
+            timer.add(expiry); // a no-op if it completed meanwhile: completion cancels the task
+        } catch (IllegalStateException timerClosed) {
+            // closed by close() after its sweep (which found this operation), or by its owner before this
+            // purgatory: either way nothing will expire the operation now but this thread
+            operation.expire(Completion.CLOSED);
+            if (!closed) {
+                throw timerClosed;
             }
         }
-        return false;
     }
 
     /**
-     * Retries the operations watching key, each under its own lock taken with {@code tryLock}. An
-     * exception thrown by an operation's {@code tryComplete} propagates to the caller; the operations
-     * after it in the list are retried on the next call for the key.
+     * Retries the operations watching key, with or without a position, each under its own lock taken
+     * with {@code tryLock}. A {@code tryComplete} that throws counts as {@code false} (its operation
+     * keeps waiting); the first exception is rethrown once every operation was tried, as
+     * {@link #advance} does.
      *
      * @return how many operations this call completed
      */
@@ -291,50 +340,48 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         if (list == null) {
             return 0;
         }
-        int completed = list.tryCompleteWatched();
-        if (list.isEmpty()) {
-            unmapIfEmpty(key, list);
+        try {
+            return list.tryCompleteWatched();
+        } finally {
+            if (list.isEmpty()) {
+                unmapIfEmpty(key, list);
+            }
         }
-        return completed;
     }
 
     /**
      * Watches linked in all lists, one per operation and key, including tombstones of completed
      * operations that have not been removed yet: at most about {@code purgeInterval} among the
-     * lists' entries, and in each position index at most as many as it has live watches.
+     * lists' entries, and in each position index fewer than its live watches, or none.
      */
-    public int watched() {
-        return saturatedInt(counts.linked.sum());
+    public long watched() {
+        return counts.linked.sum();
     }
 
     /** Operations watched and not yet completed or expired. */
-    public int numDelayed() {
-        return saturatedInt(delayed.sum());
+    public long numDelayed() {
+        return delayed.sum();
     }
 
     /**
-     * Removes the operations watching key and returns them, without completing them: their expiry
-     * is cancelled and they leave every other key's list too, so the purgatory no longer holds them.
-     * The caller decides what becomes of them (typically {@code forceComplete} with an error); they
-     * cannot be offered again. An operation whose expiry was already running may still expire.
+     * Cancels every operation watching key (with or without a position): each is completed as
+     * {@link Completion#CANCELLED}, with {@code reason} for its {@code onComplete} to read
+     * ({@link DelayedOperation#cancelReason()}: the error to answer with, say, when a topic is
+     * deleted), leaves every other key's list, and never expires. The key's list goes with them. An
+     * operation that completed on another path meanwhile (its expiry, say) keeps that completion. If
+     * some {@code onComplete} throws, the others are still cancelled and the first exception is
+     * rethrown after. An operation offered on key while this call runs may start a new list and stay:
+     * stop offering on the key first (a deleted topic refuses new requests, then cancels the parked
+     * ones).
+     *
+     * @param reason what {@code cancelReason()} returns to each cancelled operation; may be null
+     * @return how many operations this call completed
+     * @throws NullPointerException if the key is null
      */
-    public List<T> cancelForKey(Object key) {
-        List<T> cancelled = new ArrayList<>();
-        takeList(Objects.requireNonNull(key, "key"), op -> {
-            op.lock();
-            try {
-                if (!op.isCompleted() && op.purgatory == this && op.watching) {
-                    release(op);
-                    op.cancelExpiry(); // for good: the operation cannot be offered again, it would never expire
-                    @SuppressWarnings("unchecked")
-                    T t = (T) op;
-                    cancelled.add(t);
-                }
-            } finally {
-                op.unlock();
-            }
-        });
-        return cancelled;
+    public int cancelForKey(Object key, Object reason) {
+        Attempts attempts = new Attempts();
+        takeList(Objects.requireNonNull(key, "key"), op -> attempts.cancel(op, reason));
+        return attempts.result();
     }
 
     /** Counters, gauges and the expiry lateness histogram of this purgatory. */
@@ -383,16 +430,16 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     // --- called by DelayedOperation, under the operation's lock ---
 
-    void completed(DelayedOperation op, boolean expiring) {
+    void completed(DelayedOperation op, Completion how) {
         release(op);
-        if (!expiring) {
+        if (how == Completion.COMPLETED || how == Completion.CANCELLED) {
             metrics.onCompleted();
         }
     }
 
-    void expired(DelayedOperation op, boolean onTime) {
+    void expired(DelayedOperation op, Completion how) {
         metrics.onExpired();
-        if (onTime) {
+        if (how == Completion.EXPIRED) {
             metrics.expiryLateness().record(timer.nowMs() - op.deadlineMs);
         }
     }
@@ -401,6 +448,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     /** Links the operation into its first key's list itself, and a {@link Watch} into each other key's. */
     private void watch(DelayedOperation op, Collection<?> keys) {
+        assert op.isHeldByCurrentThread();
         Iterator<?> it = keys.iterator();
         link(it.next(), op, 0);
         Watch head = null;
@@ -413,6 +461,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     /** Links a {@link PositionWatch} into each key's list, at the key's position. */
     private void watchAt(DelayedOperation op, Map<?, Long> positions) {
+        assert op.isHeldByCurrentThread();
         Watch head = null;
         for (Map.Entry<?, Long> entry : positions.entrySet()) {
             head = new PositionWatch(op, head);
@@ -445,6 +494,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     /** Turns the operation's entries into tombstones and stops counting it as delayed. */
     private void release(DelayedOperation op) {
+        assert op.isHeldByCurrentThread();
         if (!op.watching) {
             return;
         }
@@ -467,8 +517,8 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     private void expireOnClose(DelayedOperation op) {
         try {
-            op.expire(false);
-        } catch (RuntimeException e) {
+            op.expire(Completion.CLOSED);
+        } catch (RuntimeException | Error e) {
             LOG.error("Purgatory {}: expiring {} on close threw", name, op, e);
         }
     }
@@ -491,6 +541,16 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             }
         }
         counts.unlinked(entries.length);
+    }
+
+    /** A key of the position forms: one key, not several in a collection (those go in a map). */
+    private static Object positionKey(Object key) {
+        if (Objects.requireNonNull(key, "positions: a key") instanceof Collection) {
+            throw new IllegalArgumentException("a position watch takes one key, not a collection: " + key
+                    + " (to watch several keys, each at its own position, use tryCompleteElseWatchPositions;"
+                    + " to watch keys without positions, tryCompleteElseWatch)");
+        }
+        return key;
     }
 
     private void unmapIfEmpty(Object key, WatchList list) {
@@ -553,10 +613,6 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         } catch (JMException e) {
             LOG.debug("Purgatory {}: JMX unregistration failed", name, e);
         }
-    }
-
-    private static int saturatedInt(long value) {
-        return (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, value));
     }
 
     /**

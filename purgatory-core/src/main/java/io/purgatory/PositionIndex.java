@@ -13,9 +13,10 @@ import java.util.Arrays;
  * are kept in {@code long} arrays beside the watches, so that comparisons read no watch.
  *
  * <p>Invariants: the run ascends from {@code runHead}; the heap is a min-heap on position;
- * {@code dead} is the number of entries whose operation is null (tombstones), and
- * {@link #removeDead} is due when it reaches half of {@link #size}, so an index never holds more
- * tombstones than live watches. Arrays shrink when a quarter full, so memory follows the watches.
+ * {@code dead} is the number of entries whose operation is null (tombstones). Its owner calls
+ * {@link #removeDeadIfHalf} after each change that may raise the share of tombstones (a burial, or
+ * polls that took live watches out), so between calls an index holds fewer tombstones than live
+ * watches, or none. Arrays shrink when a quarter full, so memory follows the watches.
  *
  * <p>Not thread-safe: its {@link WatchList}'s monitor guards every field, and also the clearing of
  * its watches' {@code op} (see {@link PositionWatch}), which is what keeps {@code dead} exact.
@@ -101,10 +102,20 @@ final class PositionIndex {
         return watch;
     }
 
-    /** One of the watches here became a tombstone; true if {@link #removeDead} is now due. */
-    boolean buried() {
+    /** One of the watches here became a tombstone (its owner then calls {@link #removeDeadIfHalf}). */
+    void buried() {
         dead++;
-        return dead * 2 >= size();
+    }
+
+    /**
+     * Removes every tombstone if they are half of the index or more, in O(n): amortised O(1) per
+     * tombstone, since at least n/2 go. Afterwards the index holds fewer tombstones than live
+     * watches, or none.
+     *
+     * @return how many tombstones were removed
+     */
+    int removeDeadIfHalf() {
+        return dead > 0 && dead * 2 >= size() ? removeDead() : 0;
     }
 
     /** Removes every tombstone, in O(n); returns how many. */

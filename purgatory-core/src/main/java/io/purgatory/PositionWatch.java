@@ -7,8 +7,9 @@ package io.purgatory;
  * keys-only watch ({@code checkAndComplete} still tries it, later advances do not).
  *
  * <p>Unlike a plain {@link Watch}, its {@code op} is cleared under the list's monitor, so that the
- * index always knows how many of its entries are tombstones and can compact itself: an index never
- * holds more tombstones than live watches, and none holds an operation that has completed.
+ * index always knows how many of its entries are tombstones and can compact itself: after every burial
+ * and every advance an index holds fewer tombstones than live watches (or none), and none holds an
+ * operation that has completed.
  *
  * <p>Thread-safe: {@code list} is written once, under the operation's lock, before the operation is
  * published, and read under that lock; {@code indexed} and {@code op}'s clearing are guarded by

@@ -11,9 +11,11 @@ import javax.management.ObjectName;
  *
  * <ul>
  *   <li>{@link #completed()}: operations completed through {@code tryComplete} or
- *       {@code forceComplete};</li>
- *   <li>{@link #expired()}: operations completed by expiring (including those expired by
- *       {@code close()}); {@code completed + expired} is every operation that finished;</li>
+ *       {@code forceComplete}, or cancelled ({@link Completion#COMPLETED} and
+ *       {@link Completion#CANCELLED});</li>
+ *   <li>{@link #expired()}: operations completed by expiring, by their timer or by {@code close()}
+ *       ({@link Completion#EXPIRED} and {@link Completion#CLOSED}); {@code completed + expired} is
+ *       every operation that finished;</li>
  *   <li>{@link #purged()}: tombstone watches removed by purges;</li>
  *   <li>{@link #watched()} and {@link #delayed()}: the purgatory's current {@code watched()} and
  *       {@code numDelayed()};</li>

@@ -1,5 +1,6 @@
 package io.purgatory;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.Arrays;
 
 /**
@@ -29,7 +30,8 @@ import java.util.Arrays;
  * <p>A list removed from its purgatory's map is first marked {@code detached} under the monitor,
  * after which {@link #tryAdd} refuses new watches; the caller then makes a fresh list.
  *
- * <p>Thread-safe. The monitor guards {@code entries}, {@code size}, {@code index}, {@code detached},
+ * <p>Thread-safe. The monitor guards ({@code @GuardedBy("this")}, checked by Error Prone) {@code entries},
+ * {@code size}, {@code index}, {@code detached},
  * the {@code firstSlot} of every operation whose first key this is, and the {@code indexed} flag and
  * the clearing of every {@link PositionWatch} linked here. Lock order: an operation's lock, then a
  * map bin's lock, then this monitor; user code never runs under this monitor.
@@ -40,10 +42,14 @@ final class WatchList {
     private static final DelayedOperation[] NO_OPERATIONS = {};
 
     private final WatchCounts counts;
+    @GuardedBy("this")
     private Object[] entries = NONE;
+    @GuardedBy("this")
     private int size;
     /** The position watches not yet reached by an advance; null until the first one. */
+    @GuardedBy("this")
     private PositionIndex index;
+    @GuardedBy("this")
     private boolean detached;
 
     WatchList(WatchCounts counts) {
@@ -89,7 +95,9 @@ final class WatchList {
     /**
      * Takes out of the index every position watch waiting at or below {@code position}, lowest
      * first, and moves the live ones into the entries (keys-only from now on). O(1) when none is
-     * due; O(1) per watch taken from the index's ordered run, O(log n) from its heap.
+     * due; O(1) per watch taken from the index's ordered run, O(log n) from its heap. Taking live
+     * watches out may leave tombstones half of the index or more: it then compacts, as after a
+     * burial, so the index holds fewer tombstones than live watches, or none.
      *
      * @return the operations of the live watches taken, lowest position first
      */
@@ -112,12 +120,14 @@ final class WatchList {
             }
             due[n++] = op;
         }
+        counts.linked.add(-index.removeDeadIfHalf());
         return n == due.length ? due : Arrays.copyOf(due, n);
     }
 
     /**
      * Turns a position watch linked here into a tombstone; the caller holds its operation's lock. A
-     * tombstone in the index is the index's to remove, which it does once tombstones are half of it.
+     * tombstone in the index is the index's to remove, which it does once tombstones are half of it
+     * (so that it holds fewer tombstones than live watches, or none).
      *
      * @return 1 if the watch was among the entries (a tombstone for purges to count), else 0
      */
@@ -126,9 +136,8 @@ final class WatchList {
         if (!watch.indexed) {
             return 1;
         }
-        if (index.buried()) {
-            counts.linked.add(-index.removeDead());
-        }
+        index.buried();
+        counts.linked.add(-index.removeDeadIfHalf());
         return 0;
     }
 
@@ -143,7 +152,9 @@ final class WatchList {
     /**
      * Retries every operation linked before this call; removes tombstones when they make up a
      * quarter of the list or more, so a list that is checked often stays short without a purge (a
-     * tombstone costs every later walk a cache miss; the copy costs one pass over the array).
+     * tombstone costs every later walk a cache miss; the copy costs one pass over the array). Every
+     * operation is tried even if some {@code tryComplete} throws; the first exception is rethrown
+     * after (see {@link Attempts}).
      *
      * @return how many operations this call completed
      */
@@ -156,28 +167,21 @@ final class WatchList {
             n = size;
             indexed = index == null || index.isEmpty() ? NO_OPERATIONS : index.liveOperations();
         }
-        int completed = 0;
+        Attempts attempts = new Attempts();
         for (DelayedOperation op : indexed) {
-            if (op.maybeTryComplete()) {
-                completed++;
-            }
+            attempts.retry(op);
         }
         int dead = 0;
         for (int i = 0; i < n; i++) {
             DelayedOperation op = operationOf(snapshot[i]);
-            if (op == null) {
-                dead++;
-            } else if (op.maybeTryComplete()) {
-                completed++;
-                dead++;
-            } else if (op.isCompleted()) {
+            if (op == null || attempts.retry(op) || op.isCompleted()) {
                 dead++;
             }
         }
         if (dead > 0 && dead * 4 >= n) {
             removeTombstones();
         }
-        return completed;
+        return attempts.result();
     }
 
     /** Unlinks every tombstone (copy-on-write), keeping direct entries' slots current; returns how many. */
@@ -240,6 +244,7 @@ final class WatchList {
         return size == 0 && (index == null || index.isEmpty());
     }
 
+    @GuardedBy("this")
     private void append(Object entry) {
         if (size == entries.length) {
             entries = Arrays.copyOf(entries, Math.max(4, size * 2));

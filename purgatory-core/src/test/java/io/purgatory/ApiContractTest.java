@@ -1,6 +1,7 @@
 package io.purgatory;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.purgatory.timer.MockTimer;
@@ -11,6 +12,7 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -64,22 +66,36 @@ class ApiContractTest {
                 DelayedOperationPurgatory<NoOp> built = DelayedOperationPurgatory.<NoOp>builder("api-d")
                         .timer(new MockTimer()).purgeInterval(10).reaperEnabled(false).build()) {
             NoOp op = new NoOp(1000);
+            NoOp atPosition = new NoOp(1000);
+            NoOp atPositions = new NoOp(1000);
             Collection<?> keys = List.of("k");
             boolean completedNow = built.tryCompleteElseWatch(op, keys);
+            boolean completedAtPosition = built.tryCompleteElseWatchPosition(atPosition, "p", 5L);
+            boolean completedAtPositions = built.tryCompleteElseWatchPositions(atPositions, Map.of("p", 7L, "q", 1L));
             int completed = built.checkAndComplete("k");
-            int watched = built.watched();
-            int delayed = built.numDelayed();
-            List<NoOp> cancelledOps = built.cancelForKey("k");
-            boolean forced = op.forceComplete();
+            int advanced = built.advance("p", 6L);
+            long watched = built.watched();
+            long delayed = built.numDelayed();
+            int cancelled = built.cancelForKey("k", "why");
+            boolean forced = atPosition.forceComplete();
+            boolean cancelledOne = atPositions.cancel();
+            Completion how = op.completion();
+            Object reason = op.cancelReason();
+            boolean isCancelled = op.isCancelled();
             boolean isCompleted = op.isCompleted();
+            long delayMs = op.delayMs();
 
-            assertEquals(false, completedNow);
-            assertEquals(0, completed);
-            assertEquals(1, watched);
-            assertEquals(1, delayed);
-            assertEquals(List.of(op), cancelledOps);
-            assertTrue(forced && isCompleted);
+            assertFalse(completedNow || completedAtPosition || completedAtPositions);
+            assertEquals(0, completed + advanced);
+            assertEquals(4, watched);
+            assertEquals(3, delayed);
+            assertEquals(1, cancelled);
+            assertTrue(forced && cancelledOne && isCancelled && isCompleted);
+            assertEquals(Completion.CANCELLED, how);
+            assertEquals("why", reason);
+            assertEquals(1000, delayMs);
             assertEquals(0, byName.numDelayed());
+            assertEquals(3, built.metrics().completed());
         }
     }
 
@@ -90,7 +106,7 @@ class ApiContractTest {
         assertTrue(Modifier.isFinal(DelayedOperationPurgatory.class.getModifiers()));
         assertTrue(Modifier.isAbstract(TimerTask.class.getModifiers()));
         assertTrue(Modifier.isAbstract(DelayedOperation.class.getModifiers()));
-        for (String name : List.of("forceComplete", "isCompleted")) {
+        for (String name : List.of("forceComplete", "cancel", "isCompleted", "isCancelled", "completion", "cancelReason", "delayMs")) {
             Method m = DelayedOperation.class.getMethod(name);
             assertTrue(Modifier.isFinal(m.getModifiers()), name);
         }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -17,9 +18,7 @@ import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
@@ -220,7 +219,8 @@ class DelayedOperationPurgatoryTest {
             assertFalse(op.forceComplete(), "the second forceComplete must lose");
 
             assertEquals(0, timer.size(), "the timer task was not cancelled");
-            assertTrue(op.isCancelled());
+            assertEquals(Completion.COMPLETED, op.completion());
+            assertFalse(op.isCancelled(), "forced, not cancelled");
             assertEquals(0, purgatory.numDelayed());
             timer.advance(2 * DELAY_MS);
             op.setReady(true);
@@ -286,7 +286,7 @@ class DelayedOperationPurgatoryTest {
 
             assertThrows(NullPointerException.class, () -> purgatory.tryCompleteElseWatch(op, Arrays.asList("a", null)));
             assertThrows(NullPointerException.class, () -> purgatory.checkAndComplete(null));
-            assertThrows(NullPointerException.class, () -> purgatory.cancelForKey(null));
+            assertThrows(NullPointerException.class, () -> purgatory.cancelForKey(null, "reason"));
 
             assertEquals(0, purgatory.watched());
             assertEquals(0, purgatory.numDelayed());
@@ -433,7 +433,7 @@ class DelayedOperationPurgatoryTest {
     // --- cancelForKey ---
 
     @Test
-    void cancelForKeyReturnsWatchingOperationsWithoutCompletingThem() {
+    void cancelForKeyCompletesEveryOperationWatchingTheKeyWithItsReason() {
         try (var purgatory = mockTimePurgatory()) {
             TestOperation onXAndY = new TestOperation(DELAY_MS);
             TestOperation onX = new TestOperation(DELAY_MS);
@@ -447,47 +447,77 @@ class DelayedOperationPurgatoryTest {
             assertEquals(1, purgatory.checkAndComplete("z"));
             assertEquals(3, timer.size());
 
-            List<TestOperation> cancelled = purgatory.cancelForKey("x");
+            assertEquals(2, purgatory.cancelForKey("x", "topic deleted"));
 
-            assertEquals(2, cancelled.size(), "cancelled: " + cancelled);
-            assertEquals(Set.of(onXAndY, onX), new HashSet<>(cancelled));
+            for (TestOperation cancelled : List.of(onXAndY, onX)) {
+                assertAll(
+                        () -> assertEquals(List.of("onComplete"), cancelled.events),
+                        () -> assertEquals(Completion.CANCELLED, cancelled.completionSeenByOnComplete, "onComplete reads why"),
+                        () -> assertEquals("topic deleted", cancelled.reasonSeenByOnComplete),
+                        () -> assertTrue(cancelled.isCancelled()));
+            }
             assertAll(
-                    () -> assertFalse(onXAndY.isCompleted()),
-                    () -> assertFalse(onX.isCompleted()),
-                    () -> assertEquals(List.of(), onXAndY.events),
-                    () -> assertEquals(List.of(), onX.events),
+                    () -> assertEquals(Completion.COMPLETED, completedOnX.completion(), "an earlier completion stands"),
+                    () -> assertNull(completedOnX.cancelReason()),
                     () -> assertEquals(1, purgatory.numDelayed(), "only onYOnly is still delayed"),
-                    () -> assertEquals(1, timer.size(), "the cancelled operations' expiry was not cancelled"));
-
-            onXAndY.setReady(true);
-            assertEquals(0, purgatory.checkAndComplete("y"), "a cancelled operation is still completed by its other key");
-            assertFalse(onXAndY.isCompleted());
+                    () -> assertEquals(0, purgatory.checkAndComplete("y")),
+                    () -> assertEquals(1, purgatory.watched(), "the cancelled operations left y's list too"),
+                    () -> assertEquals(1, timer.size(), "the cancelled operations' expiry is cancelled"),
+                    () -> assertEquals(3, purgatory.metrics().completed(), "a cancellation counts as a completion"));
 
             timer.advance(2 * DELAY_MS);
-            assertEquals(List.of(), onXAndY.events, "a cancelled operation expired");
-            assertEquals(List.of(), onX.events, "a cancelled operation expired");
+            assertEquals(List.of("onComplete"), onXAndY.events, "a cancelled operation never expires");
             assertEquals(List.of("onComplete", "onExpiration"), onYOnly.events);
+            assertEquals(Completion.EXPIRED, onYOnly.completion());
 
-            assertEquals(List.of(), purgatory.cancelForKey("x"), "nothing is left on x");
-            assertEquals(List.of(), purgatory.cancelForKey("never-watched"));
-
-            assertTrue(onX.forceComplete(), "the caller decides what becomes of a cancelled operation");
-            assertEquals(List.of("onComplete"), onX.events);
+            assertEquals(0, purgatory.cancelForKey("x", "again"), "nothing is left on x");
+            assertEquals(0, purgatory.cancelForKey("never-watched", null));
+            assertFalse(onX.forceComplete(), "completed once");
         }
     }
 
     @Test
-    void operationCancelledForKeyCannotBeOfferedAgain() {
+    void cancelForKeyCancelsTheOthersWhenAnOnCompleteThrowsAndRethrowsTheFirst() {
+        try (var purgatory = mockTimePurgatory()) {
+            List<TestOperation> ops = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                TestOperation op = new TestOperation(DELAY_MS);
+                int n = i;
+                if (i % 2 == 0) {
+                    op.duringComplete = () -> {
+                        throw new IllegalStateException("onComplete " + n);
+                    };
+                }
+                purgatory.tryCompleteElseWatch(op, List.of("x", "y"));
+                ops.add(op);
+            }
+
+            IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> purgatory.cancelForKey("x", "gone"));
+
+            assertEquals("onComplete 0", thrown.getMessage());
+            assertEquals(1, thrown.getSuppressed().length, "the second failure rides along");
+            for (TestOperation op : ops) {
+                assertEquals(Completion.CANCELLED, op.completion());
+                assertEquals(1, op.completions.get());
+            }
+            assertEquals(0, purgatory.numDelayed());
+            assertEquals(0, timer.size());
+            timer.advance(2 * DELAY_MS);
+            assertEquals(0, ops.stream().mapToInt(op -> op.expirations.get()).sum());
+        }
+    }
+
+    @Test
+    void anOperationCancelledBeforeItIsOfferedIsNotWatched() {
         try (var purgatory = mockTimePurgatory()) {
             TestOperation op = new TestOperation(DELAY_MS);
-            purgatory.tryCompleteElseWatch(op, List.of("x"));
-            assertEquals(List.of(op), purgatory.cancelForKey("x"));
+            assertTrue(op.cancel("no longer wanted"));
 
-            // An operation can be offered once. Taking it again would watch it with no expiry (its
-            // timer task is cancelled for good): a request that is never answered if its key never fires.
-            assertThrows(IllegalStateException.class, () -> purgatory.tryCompleteElseWatch(op, List.of("y")));
+            assertFalse(purgatory.tryCompleteElseWatch(op, List.of("x")), "it completed before the call");
             assertEquals(0, purgatory.numDelayed());
             assertEquals(0, purgatory.watched());
+            assertEquals(0, timer.size());
+            assertEquals("no longer wanted", op.cancelReason());
         }
     }
 
@@ -523,8 +553,9 @@ class DelayedOperationPurgatoryTest {
         assertEquals(3, purgatory.metrics().expired());
 
         TestOperation late = new TestOperation(DELAY_MS);
-        assertFalse(purgatory.tryCompleteElseWatch(late, List.of("a")));
+        assertTrue(purgatory.tryCompleteElseWatch(late, List.of("a")), "it completed during the call");
         assertEquals(List.of("onComplete", "onExpiration"), late.events, "offered after close: expired at once");
+        assertEquals(Completion.CLOSED, late.completion());
         assertEquals(0, purgatory.numDelayed());
         assertEquals(0, timer.size());
     }
@@ -552,7 +583,7 @@ class DelayedOperationPurgatoryTest {
             purgatory.close();
             closeReturned.countDown();
 
-            assertFalse(getWithin(offer, "the offer did not return"));
+            assertTrue(getWithin(offer, "the offer did not return"), "it completed during the call");
             assertEquals(List.of("onComplete", "onExpiration"), op.events, "left unanswered by close()");
             assertEquals(0, purgatory.numDelayed());
             assertEquals(0, timer.size(), "scheduled on the timer after close()");

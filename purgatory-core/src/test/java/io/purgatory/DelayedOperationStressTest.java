@@ -11,7 +11,9 @@ import io.purgatory.timer.SystemTimer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -289,7 +291,7 @@ class DelayedOperationStressTest {
                     for (int i = first; i < total; i += offerers) {
                         WatermarkOperation op = ops[i];
                         op.position = nextOffset.incrementAndGet(op.key);
-                        purgatory.tryCompleteElseWatch(op, KEYS.get(op.key), op.position);
+                        purgatory.tryCompleteElseWatchPosition(op, KEYS.get(op.key), op.position);
                         offered.incrementAndGet();
                     }
                     return null;
@@ -316,7 +318,7 @@ class DelayedOperationStressTest {
                     } else if (action < 99) {
                         ops[r.nextInt(Math.max(1, offered.get()))].forceComplete();
                     } else {
-                        purgatory.cancelForKey(KEYS.get(r.nextInt(KEYS.size()))).forEach(WatermarkOperation::forceComplete);
+                        purgatory.cancelForKey(KEYS.get(r.nextInt(KEYS.size())), "cancelled");
                     }
                 }
                 return null;
@@ -410,7 +412,7 @@ class DelayedOperationStressTest {
                         boolean completedNow = purgatory.tryCompleteElseWatch(ops[i], watchKeys.get(i));
                         if (n >= afterFrom) {
                             offeredAfterClose.incrementAndGet();
-                            if (completedNow || ops[i].completions.get() != 1 || ops[i].expirations.get() != 1) {
+                            if (!completedNow || ops[i].completions.get() != 1 || ops[i].expirations.get() != 1) {
                                 violation.compareAndSet(null, "offered after close but not expired at once: " + ops[i]);
                             }
                         }
@@ -477,7 +479,7 @@ class DelayedOperationStressTest {
                 for (int i = 0; i < perRound; i++) {
                     Key key = keyOf(i);
                     if (positions) {
-                        purgatory.tryCompleteElseWatch(ops[i], key, i);
+                        purgatory.tryCompleteElseWatchPosition(ops[i], key, i);
                     } else {
                         purgatory.tryCompleteElseWatch(ops[i], List.of(key, keyOf(i + 1)));
                     }
@@ -553,6 +555,97 @@ class DelayedOperationStressTest {
         }
     }
 
+    /**
+     * cancelForKey with a reason per key, racing completion by checkAndComplete and expiry by the
+     * timer: every operation completes exactly once, its completion() agrees with what onComplete saw
+     * and with its onExpiration calls, a cancelled one carries the reason of one of its own keys, and
+     * the counts agree (cancelForKey's results with the cancelled operations, the metrics with each
+     * path).
+     */
+    @Test
+    void cancelForKeyRacingCheckAndCompleteAndExpiryCompletesEachOperationOnceWithItsReason() throws Exception {
+        int total = 50_000;
+        Random random = new Random(seed);
+        LongAdder overlaps = new LongAdder();
+        TestOperation[] ops = new TestOperation[total];
+        List<List<Key>> watchKeys = new ArrayList<>(total);
+        for (int i = 0; i < total; i++) {
+            ops[i] = new TestOperation(random.nextInt(11), overlaps); // 0-10 ms
+            watchKeys.add(randomKeys(random, 1 + random.nextInt(2)));
+        }
+        AtomicInteger offered = new AtomicInteger();
+        LongAdder cancelledByKey = new LongAdder();
+        try (var purgatory = new DelayedOperationPurgatory<TestOperation>(uniqueName())) {
+            int offerers = 2;
+            CyclicBarrier start = new CyclicBarrier(offerers + 2);
+            List<Future<?>> threads = new ArrayList<>();
+            for (int w = 0; w < offerers; w++) {
+                int first = w;
+                threads.add(executor.submit(() -> {
+                    start.await();
+                    for (int i = first; i < total; i += offerers) {
+                        purgatory.tryCompleteElseWatch(ops[i], watchKeys.get(i));
+                        offered.incrementAndGet();
+                    }
+                    return null;
+                }));
+            }
+            threads.add(executor.submit(() -> { // makes conditions true and announces them
+                start.await();
+                Random r = new Random(seed + 1);
+                while (offered.get() < total) {
+                    int i = r.nextInt(Math.max(1, offered.get()));
+                    ops[i].setReady(true);
+                    purgatory.checkAndComplete(watchKeys.get(i).get(0));
+                }
+                return null;
+            }));
+            threads.add(executor.submit(() -> { // cancels a key now and then
+                start.await();
+                Random r = new Random(seed + 2);
+                while (offered.get() < total) {
+                    Key key = KEYS.get(r.nextInt(KEYS.size()));
+                    cancelledByKey.add(purgatory.cancelForKey(key, reasonFor(key)));
+                }
+                return null;
+            }));
+            for (Future<?> thread : threads) {
+                thread.get(60, TimeUnit.SECONDS);
+            }
+            PurgatoryMetrics metrics = purgatory.metrics();
+            awaitAllFinished(metrics, total);
+
+            Outcome outcome = checkEachCompletedOnce(ops);
+            Map<Completion, Long> byCompletion = new EnumMap<>(Completion.class);
+            for (Completion how : Completion.values()) {
+                byCompletion.put(how, 0L);
+            }
+            for (int i = 0; i < total; i++) {
+                TestOperation op = ops[i];
+                byCompletion.merge(op.completion(), 1L, Long::sum);
+                if (op.completion() == Completion.CANCELLED
+                        && watchKeys.get(i).stream().noneMatch(k -> reasonFor(k).equals(op.reasonSeenByOnComplete))) {
+                    throw new AssertionError("operation " + i + " cancelled with " + op.reasonSeenByOnComplete
+                            + ", not the reason of one of its keys " + watchKeys.get(i) + seedInfo());
+                }
+            }
+            long completed = byCompletion.get(Completion.COMPLETED);
+            long cancelled = byCompletion.get(Completion.CANCELLED);
+            System.out.printf("%s: %d operations: %s%n", testName, total, byCompletion);
+            assertEquals(cancelledByKey.sum(), cancelled, "cancelForKey's results" + seedInfo());
+            assertEquals(0, byCompletion.get(Completion.CLOSED), "nothing closed yet");
+            assertEquals(completed + cancelled, metrics.completed(), "metrics().completed()" + seedInfo());
+            assertEquals(outcome.expired, metrics.expired(), "metrics().expired()" + seedInfo());
+            assertEquals(0, purgatory.numDelayed());
+            assertEquals(0, overlaps.sum(), "tryComplete and onComplete overlapped");
+            assertTrue(cancelled > 0 && completed > 0 && outcome.expired > 0, "every path exercised: " + byCompletion + seedInfo());
+        }
+    }
+
+    private static String reasonFor(Key key) {
+        return "deleted " + key.id();
+    }
+
     // --- helpers ---
 
     /** What the operations' own records say, after checking each was completed exactly once. */
@@ -569,6 +662,12 @@ class DelayedOperationStressTest {
                 throw new AssertionError("operation " + i + " is not completed exactly once: " + op
                         + (op.expirations.get() > 0 ? ", onComplete calls seen by onExpiration "
                         + op.completionsSeenByExpiration : "") + seedInfo());
+            }
+            Completion how = op.completion();
+            boolean expiry = how == Completion.EXPIRED || how == Completion.CLOSED;
+            if (how == null || how != op.completionSeenByOnComplete || expiry != (op.expirations.get() == 1)) {
+                throw new AssertionError("operation " + i + ": completion() " + how + ", as onComplete saw it "
+                        + op.completionSeenByOnComplete + ", onExpiration calls " + op.expirations.get() + seedInfo());
             }
             if (op.expirations.get() == 1) {
                 expired++;

@@ -33,7 +33,7 @@ class EmbeddingExampleTest {
 
     @Test
     void theReadmeExampleCompilesAndRunsAsPasted(@TempDir Path dir) throws Exception {
-        assertEquals("keys: NONE, positions: NONE" + System.lineSeparator(), compileAndRun(dir, MARKER));
+        assertEquals("keys: NONE, positions: NONE, deleted: UNKNOWN_TOPIC_OR_PARTITION" + System.lineSeparator(), compileAndRun(dir, MARKER));
     }
 
     @Test

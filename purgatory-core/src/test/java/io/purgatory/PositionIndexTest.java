@@ -76,19 +76,49 @@ class PositionIndexTest {
                     previous = position;
                 }
                 assertTrue(live.values().stream().allMatch(p -> p > due), "every due watch came out");
+                removeDeadIfHalf(index, dead);
             } else if (!live.isEmpty()) {
                 PositionWatch w = live.keySet().iterator().next();
                 live.remove(w);
                 w.op = null;
                 dead.add(w);
-                if (index.buried()) {
-                    assertEquals(dead.size(), index.removeDead());
-                    dead.clear();
-                }
-                assertTrue(index.deadCount() * 2 < index.size() || index.isEmpty(), "tombstones stay under half");
+                index.buried();
+                removeDeadIfHalf(index, dead);
             }
+            assertTrue(index.deadCount() * 2 < index.size() || index.deadCount() == 0,
+                    "seed " + seed + " step " + step + ": fewer tombstones than live watches, or none");
             assertEquals(live.size() + dead.size(), index.size(), "seed " + seed + " step " + step);
             assertEquals(dead.size(), index.deadCount());
         }
+    }
+
+    /** What the owning list does after a burial or an advance, mirrored in the model. */
+    private static void removeDeadIfHalf(PositionIndex index, List<PositionWatch> dead) {
+        int removed = index.removeDeadIfHalf();
+        if (removed > 0) {
+            assertEquals(dead.size(), removed, "all tombstones go at once");
+            dead.clear();
+        }
+    }
+
+    @Test
+    void pollsThatTakeTheLiveWatchesLeaveTombstonesForTheOwnerToRemove() {
+        PositionIndex index = new PositionIndex();
+        PositionWatch first = watch();
+        PositionWatch second = watch();
+        PositionWatch third = watch();
+        index.add(1, first);
+        index.add(2, second);
+        index.add(3, third);
+        third.op = null;
+        index.buried();
+        assertEquals(0, index.removeDeadIfHalf(), "one tombstone in three: kept");
+
+        assertSame(first, index.pollDue(2));
+        assertSame(second, index.pollDue(2));
+
+        assertEquals(1, index.size());
+        assertEquals(1, index.removeDeadIfHalf(), "only tombstones left: removed");
+        assertTrue(index.isEmpty());
     }
 }

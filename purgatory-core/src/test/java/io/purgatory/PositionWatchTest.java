@@ -26,7 +26,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Position watches: {@code tryCompleteElseWatch(op, key, position)}, its map form, and
+ * Position watches: {@code tryCompleteElseWatchPosition(op, key, position)}, its map form, and
  * {@code advance(key, position)}, which tries the operations waiting at or below the position,
  * lowest first, and no others; with what the purgatory promises for every watch (exactly once,
  * nothing reachable after completion, tombstones removed, cancel, close, metrics).
@@ -63,7 +63,7 @@ class PositionWatchTest {
     /** Offers a not-yet-ready operation waiting on key at position; it is parked. */
     private static TestOperation park(DelayedOperationPurgatory<TestOperation> purgatory, Object key, long position) {
         TestOperation op = new TestOperation(DELAY_MS);
-        assertFalse(purgatory.tryCompleteElseWatch(op, key, position));
+        assertFalse(purgatory.tryCompleteElseWatchPosition(op, key, position));
         return op;
     }
 
@@ -137,7 +137,7 @@ class PositionWatchTest {
             Map<String, Long> positions = new LinkedHashMap<>();
             positions.put("p0", 10L);
             positions.put("p1", 50L);
-            assertFalse(purgatory.tryCompleteElseWatch(op, positions));
+            assertFalse(purgatory.tryCompleteElseWatchPositions(op, positions));
             assertEquals(2, op.tries.get());
             assertEquals(2, purgatory.watched(), "one watch per key");
 
@@ -180,7 +180,7 @@ class PositionWatchTest {
             TestOperation op = new TestOperation(DELAY_MS);
             op.setReady(true);
 
-            assertTrue(purgatory.tryCompleteElseWatch(op, "p0", 5));
+            assertTrue(purgatory.tryCompleteElseWatchPosition(op, "p0", 5));
 
             assertEquals(0, purgatory.watched());
             assertEquals(0, timer.size(), "never scheduled");
@@ -213,11 +213,11 @@ class PositionWatchTest {
                     TestOperation op = new TestOperation(1 + random.nextInt(200));
                     op.setReady(true);
                     if (position <= reached.getOrDefault(key, Long.MIN_VALUE)) {
-                        assertTrue(purgatory.tryCompleteElseWatch(op, key, position));
+                        assertTrue(purgatory.tryCompleteElseWatchPosition(op, key, position));
                         continue;
                     }
                     op.setReady(false);
-                    assertFalse(purgatory.tryCompleteElseWatch(op, key, position));
+                    assertFalse(purgatory.tryCompleteElseWatchPosition(op, key, position));
                     op.setReady(true);
                     live.put(op, new Object[] {key, position});
                     all.add(op);
@@ -327,36 +327,58 @@ class PositionWatchTest {
         Map<String, Long> positions = new LinkedHashMap<>();
         positions.put("p0", 100L);
         positions.put("p1", 100L);
-        assertFalse(purgatory.tryCompleteElseWatch(op, positions));
+        assertFalse(purgatory.tryCompleteElseWatchPositions(op, positions));
         timer.advance(10);
         assertTrue(op.isCompleted());
         assertNotNull(payload.get());
         return payload;
     }
 
+    /**
+     * An advance that takes every live watch out of an index, declined, leaves only the tombstones
+     * there: the index drops them at once, so it never holds tombstones and nothing else.
+     */
+    @Test
+    void anAdvanceThatLeavesOnlyTombstonesInTheIndexRemovesThem() {
+        try (var purgatory = purgatory()) {
+            TestOperation first = park(purgatory, "p0", 1);
+            TestOperation second = park(purgatory, "p0", 2);
+            TestOperation third = park(purgatory, "p0", 3);
+            third.forceComplete();
+            assertEquals(3, purgatory.watched(), "one tombstone among three: kept in the index");
+
+            assertEquals(0, purgatory.advance("p0", 2), "both decline");
+
+            assertEquals(2, purgatory.watched(), "the declined two are keys-only watches now; the tombstone is gone");
+            first.setReady(true);
+            second.setReady(true);
+            assertEquals(2, purgatory.checkAndComplete("p0"));
+            assertEquals(0, purgatory.watched());
+        }
+    }
+
     // --- cancel, close, metrics ---
 
     @Test
-    void cancelForKeyReturnsPositionWatchersAndUnlinksThemEverywhere() {
+    void cancelForKeyCompletesPositionWatchersAndUnlinksThemEverywhere() {
         try (var purgatory = purgatory(0)) {
             TestOperation both = new TestOperation(DELAY_MS);
             Map<String, Long> positions = new LinkedHashMap<>();
             positions.put("p0", 10L);
             positions.put("p1", 10L);
-            assertFalse(purgatory.tryCompleteElseWatch(both, positions));
+            assertFalse(purgatory.tryCompleteElseWatchPositions(both, positions));
             TestOperation other = park(purgatory, "p1", 5);
 
-            List<TestOperation> cancelled = purgatory.cancelForKey("p0");
+            assertEquals(1, purgatory.cancelForKey("p0", "deleted"));
 
-            assertEquals(List.of(both), cancelled);
-            assertFalse(both.isCompleted());
+            assertEquals(Completion.CANCELLED, both.completion());
+            assertEquals("deleted", both.cancelReason());
+            assertEquals(List.of("onComplete"), both.events);
             assertEquals(1, purgatory.numDelayed());
             assertEquals(1, purgatory.watched(), "only other's watch is left");
-            both.setReady(true);
             other.setReady(true);
             assertEquals(1, purgatory.advance("p1", 10));
             assertTrue(other.isCompleted());
-            assertFalse(both.isCompleted(), "a cancelled operation is the caller's");
             timer.advance(DELAY_MS);
             assertEquals(0, both.expirations.get(), "its expiry was cancelled");
         }
@@ -381,7 +403,7 @@ class PositionWatchTest {
         assertEquals(1, purgatory.metrics().completed());
         assertEquals(0, purgatory.watched());
         TestOperation late = new TestOperation(DELAY_MS);
-        assertFalse(purgatory.tryCompleteElseWatch(late, "p0", 1));
+        assertTrue(purgatory.tryCompleteElseWatchPosition(late, "p0", 1), "it completed during the call");
         assertEquals(1, late.expirations.get(), "offered after close: expired at once");
     }
 
@@ -421,22 +443,22 @@ class PositionWatchTest {
             nullKey.put("p0", 1L);
             nullKey.put(null, 1L);
 
-            assertMessage("key", assertThrows(NullPointerException.class, () -> purgatory.tryCompleteElseWatch(op, null, 1)));
+            assertMessage("key", assertThrows(NullPointerException.class, () -> purgatory.tryCompleteElseWatchPosition(op, null, 1)));
             assertMessage("positions", assertThrows(NullPointerException.class,
-                    () -> purgatory.tryCompleteElseWatch(op, (Map<?, Long>) null)));
+                    () -> purgatory.tryCompleteElseWatchPositions(op, (Map<?, Long>) null)));
             assertMessage("positions", assertThrows(IllegalArgumentException.class,
-                    () -> purgatory.tryCompleteElseWatch(op, Collections.emptyMap())));
+                    () -> purgatory.tryCompleteElseWatchPositions(op, Collections.emptyMap())));
             assertMessage("position of key p1", assertThrows(NullPointerException.class,
-                    () -> purgatory.tryCompleteElseWatch(op, nullPosition)));
-            assertMessage("a key", assertThrows(NullPointerException.class, () -> purgatory.tryCompleteElseWatch(op, nullKey)));
+                    () -> purgatory.tryCompleteElseWatchPositions(op, nullPosition)));
+            assertMessage("a key", assertThrows(NullPointerException.class, () -> purgatory.tryCompleteElseWatchPositions(op, nullKey)));
             assertMessage("operation", assertThrows(NullPointerException.class,
-                    () -> purgatory.tryCompleteElseWatch(null, "p0", 1)));
+                    () -> purgatory.tryCompleteElseWatchPosition(null, "p0", 1)));
             assertMessage("key", assertThrows(NullPointerException.class, () -> purgatory.advance(null, 1)));
 
             assertEquals(0, purgatory.watched());
             assertEquals(0, purgatory.numDelayed());
             assertEquals(0, op.tries.get());
-            assertFalse(purgatory.tryCompleteElseWatch(op, "p0", 1), "the operation can still be offered");
+            assertFalse(purgatory.tryCompleteElseWatchPosition(op, "p0", 1), "the operation can still be offered");
             assertEquals(1, purgatory.numDelayed());
         }
     }

@@ -2,10 +2,12 @@ package io.purgatory;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.purgatory.timer.MockTimer;
 import io.purgatory.timer.SystemTimer;
+import io.purgatory.timer.TimerTask;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.Arrays;
@@ -28,6 +30,8 @@ class PublicSurfaceTest {
             assertFalse(purgatory.tryCompleteElseWatch(op, List.of("k")));
 
             assertTrue(op.cancel(), "cancel completes it");
+            assertEquals(Completion.CANCELLED, op.completion());
+            assertNull(op.cancelReason(), "no reason given");
 
             assertEquals(1, op.completions.get(), "the client is answered");
             assertEquals(0, purgatory.numDelayed());
@@ -39,12 +43,42 @@ class PublicSurfaceTest {
     }
 
     @Test
-    void aSubclassCannotReplaceTheCancellationThatCompletionReliesOn() throws NoSuchMethodException {
-        Method cancel = DelayedOperation.class.getMethod("cancel");
-        assertEquals(DelayedOperation.class, cancel.getDeclaringClass());
-        assertTrue(Modifier.isFinal(cancel.getModifiers()));
-        for (String name : List.of("run", "forceComplete", "isCompleted", "isCancelled", "delayMs")) {
-            assertTrue(Modifier.isFinal(DelayedOperation.class.getMethod(name).getModifiers()), name);
+    void aSubclassCannotReplaceTheCompletionMethods() throws NoSuchMethodException {
+        for (String name : List.of("cancel", "forceComplete", "isCompleted", "isCancelled", "completion", "cancelReason", "delayMs")) {
+            Method m = DelayedOperation.class.getMethod(name);
+            assertEquals(DelayedOperation.class, m.getDeclaringClass(), name);
+            assertTrue(Modifier.isFinal(m.getModifiers()), name);
+        }
+        assertTrue(Modifier.isFinal(DelayedOperation.class.getMethod("cancel", Object.class).getModifiers()));
+    }
+
+    @Test
+    void nothingPublicExpiresAnOperationEarlyOrTakesItOffItsTimer() {
+        assertFalse(Runnable.class.isAssignableFrom(DelayedOperation.class), "an operation is not a Runnable anyone can run");
+        assertFalse(TimerTask.class.isAssignableFrom(DelayedOperation.class), "an operation is not a task anyone can add or cancel");
+        List<String> publicMethods = Arrays.stream(DelayedOperation.class.getMethods()).map(Method::getName).toList();
+        assertFalse(publicMethods.contains("run"), "run() is public: " + publicMethods);
+        List<String> protectedMethods = Arrays.stream(DelayedOperation.class.getDeclaredMethods())
+                .filter(m -> Modifier.isProtected(m.getModifiers())).map(Method::getName).toList();
+        assertEquals(List.of(), protectedMethods, "a subclass sees no timer hook either");
+    }
+
+    @Test
+    void cancellingWithAReasonCompletesAsCancelledAndOnCompleteReadsTheReason() {
+        try (MockTimer timer = new MockTimer();
+             DelayedOperationPurgatory<TestOperation> purgatory =
+                     DelayedOperationPurgatory.builder("PublicSurfaceTest-reason").timer(timer).reaperEnabled(false).build()) {
+            TestOperation op = new TestOperation(100);
+            assertFalse(purgatory.tryCompleteElseWatch(op, List.of("k")));
+
+            assertTrue(op.cancel("shutting down"));
+
+            assertEquals(Completion.CANCELLED, op.completionSeenByOnComplete);
+            assertEquals("shutting down", op.reasonSeenByOnComplete);
+            assertTrue(op.isCancelled());
+            assertFalse(op.cancel("again"), "once");
+            assertFalse(op.forceComplete());
+            assertEquals("shutting down", op.cancelReason(), "the first reason stands");
         }
     }
 

@@ -25,6 +25,9 @@ class TestOperation extends DelayedOperation {
     final AtomicInteger expirations = new AtomicInteger();
     /** {@code completions} as onExpiration saw it; 1 when onComplete ran first, as it must. */
     volatile int completionsSeenByExpiration = -1;
+    /** {@code completion()} and {@code cancelReason()} as onComplete saw them. */
+    volatile Completion completionSeenByOnComplete;
+    volatile Object reasonSeenByOnComplete;
 
     private final LongAdder overlaps;
     private final AtomicReference<Thread> owner = new AtomicReference<>();
@@ -74,6 +77,8 @@ class TestOperation extends DelayedOperation {
     public void onComplete() {
         boolean entered = enter();
         try {
+            completionSeenByOnComplete = completion();
+            reasonSeenByOnComplete = cancelReason();
             completions.incrementAndGet();
             events.add("onComplete");
             duringComplete.run();

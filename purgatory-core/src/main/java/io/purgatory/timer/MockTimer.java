@@ -1,5 +1,6 @@
 package io.purgatory.timer;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.Map;
 import java.util.TreeMap;
 import org.slf4j.Logger;
@@ -17,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * times in {@code advance(100)}. A task that calls {@code advance} itself models a run that takes that
  * long: the tasks due meanwhile run inside that call, and a fixed rate then skips the runs it missed.
  *
- * <p>Thread-safe: every field is guarded by the monitor of this timer. Tasks run without the
+ * <p>Thread-safe: every field is guarded by the monitor of this timer ({@code @GuardedBy("this")},
+ * checked by Error Prone). Tasks run without the
  * monitor held, so they may add and cancel tasks, from any thread.
  */
 public final class MockTimer extends TaskHost implements Timer {
@@ -25,9 +27,13 @@ public final class MockTimer extends TaskHost implements Timer {
     private static final Logger LOG = LoggerFactory.getLogger(MockTimer.class);
 
     /** Deadline in ms to the tasks due then, in add order. */
+    @GuardedBy("this")
     private final TreeMap<Long, TaskList> byDeadline = new TreeMap<>();
+    @GuardedBy("this")
     private long now;
+    @GuardedBy("this")
     private int size;
+    @GuardedBy("this")
     private boolean closed;
 
     @Override
@@ -73,6 +79,7 @@ public final class MockTimer extends TaskHost implements Timer {
         }
     }
 
+    @GuardedBy("this")
     private void link(TimerTask task, long deadlineMs) {
         task.dueTick = deadlineMs;
         byDeadline.computeIfAbsent(deadlineMs, d -> new TaskList()).add(task);

@@ -38,7 +38,7 @@ final class OurPurgatory implements PurgatoryUnderTest {
     public void offer(long timeoutMs, long deadlineNanos, Partition partition, long offset) {
         Operation operation = new OffsetOperation(timeoutMs, deadlineNanos, outcomes, partition, offset);
         if (positions) {
-            purgatory.tryCompleteElseWatch(operation, partition.key(), offset);
+            purgatory.tryCompleteElseWatchPosition(operation, partition.key(), offset);
         } else {
             purgatory.tryCompleteElseWatch(operation, List.of(partition.key()));
         }
@@ -55,7 +55,7 @@ final class OurPurgatory implements PurgatoryUnderTest {
 
     @Override
     public int pending() {
-        return purgatory.numDelayed();
+        return Math.toIntExact(purgatory.numDelayed());
     }
 
     @Override

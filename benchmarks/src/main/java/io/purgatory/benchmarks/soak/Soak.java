@@ -27,7 +27,7 @@ import picocli.CommandLine.Spec;
                     + "position up and calls advance and checkAndComplete on it. Timeouts are 1 to "
                     + "--max-timeout-ms and a tenth of the operations wait for a position never reached, so "
                     + "the timer expires a share while workers complete others. A canceller thread calls "
-                    + "cancelForKey on a random key every 50-250 us and force-completes what it gets back.",
+                    + "cancelForKey on a random key every 50-250 us, which completes what it removes as cancelled.",
             "Rounds alternate: a racing round is closed while the workers still offer (what they offer "
                     + "afterwards expires at once); a draining round waits until every operation is answered, "
                     + "requires numDelayed() == 0 (and watched() == 0 with purgeInterval 0), then closes. "

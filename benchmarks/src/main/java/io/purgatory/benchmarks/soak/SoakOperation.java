@@ -24,7 +24,7 @@ final class SoakOperation extends DelayedOperation {
         COMPLETED,
         /** It expired: by its timer, by the closing purgatory, or at once when offered after close. */
         EXPIRED,
-        /** {@code cancelForKey} returned it and the caller completed it with {@code forceComplete}. */
+        /** {@code cancelForKey} completed it (as {@link io.purgatory.Completion#CANCELLED}). */
         CANCELLED
     }
 
@@ -58,16 +58,12 @@ final class SoakOperation extends DelayedOperation {
         return false;
     }
 
-    /** The caller's answer to an operation that {@code cancelForKey} handed back. */
-    void completeCancelled() {
-        if (forceComplete()) {
-            answered(Outcome.CANCELLED);
-        }
-    }
-
     @Override
     public void onComplete() {
         completions.incrementAndGet();
+        if (isCancelled()) {
+            answered(Outcome.CANCELLED);
+        }
     }
 
     @Override

@@ -18,7 +18,7 @@ import java.util.concurrent.locks.LockSupport;
  * by {@code advance}); after each offer a worker moves a random key's position up by one and tells
  * the purgatory. Operations have short timeouts, and some wait for a position never reached, so the
  * timer expires a share while workers complete others. A canceller thread calls {@code cancelForKey}
- * on a random key now and then and force-completes what it gets back, as a caller would. A racing
+ * on a random key now and then, which completes what it removes as cancelled. A racing
  * round is closed while the workers still offer (what they offer after that expires at once); a
  * draining round lets everything be answered first and records {@code numDelayed()} and
  * {@code watched()} before closing. Then every operation must have been answered exactly once and
@@ -117,7 +117,7 @@ final class SoakRound {
             int moved = random.nextInt(keys.count());
             try {
                 if (positioned) {
-                    purgatory.tryCompleteElseWatch(op, keys.positionKey(key), op.target());
+                    purgatory.tryCompleteElseWatchPosition(op, keys.positionKey(key), op.target());
                 } else if (twoKeys) {
                     purgatory.tryCompleteElseWatch(op, List.of(keys.plainKey(key), keys.plainKey((key + 1) % keys.count())));
                 } else {
@@ -136,7 +136,7 @@ final class SoakRound {
         }
     }
 
-    /** The canceller: now and then takes a random key's operations away and answers them itself. */
+    /** The canceller: now and then cancels a random key's operations. */
     private void cancel(DelayedOperationPurgatory<SoakOperation> purgatory, Keys keys, AtomicBoolean stop,
                         SplittableRandom random) {
         while (!stop.get()) {
@@ -144,9 +144,7 @@ final class SoakRound {
             int key = random.nextInt(keys.count());
             Object watchKey = random.nextBoolean() ? keys.positionKey(key) : keys.plainKey(key);
             try {
-                List<SoakOperation> cancelled = purgatory.cancelForKey(watchKey);
-                tally.cancelCalled(cancelled.size());
-                cancelled.forEach(SoakOperation::completeCancelled);
+                tally.cancelCalled(purgatory.cancelForKey(watchKey, "soak"));
             } catch (RuntimeException e) {
                 tally.threw("cancelForKey", e, "round " + number);
             }
@@ -168,11 +166,11 @@ final class SoakRound {
      * watched() once it is 0 or has not fallen for {@link #STEADY_POLLS} polls 10 ms apart: a purge
      * may still be running, or waiting for the reaper thread to be scheduled.
      */
-    private static int settledWatched(DelayedOperationPurgatory<?> purgatory) {
-        int watched = purgatory.watched();
+    private static long settledWatched(DelayedOperationPurgatory<?> purgatory) {
+        long watched = purgatory.watched();
         for (int steady = 0; watched > 0 && steady < STEADY_POLLS; ) {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
-            int now = purgatory.watched();
+            long now = purgatory.watched();
             steady = now < watched ? 0 : steady + 1;
             watched = now;
         }

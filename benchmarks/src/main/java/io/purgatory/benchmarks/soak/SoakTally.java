@@ -23,7 +23,7 @@ final class SoakTally {
 
     private final Map<SoakOperation.Outcome, Long> outcomes = new EnumMap<>(SoakOperation.Outcome.class);
     private final LongAdder cancelledByKey = new LongAdder();
-    private final Map<Integer, Integer> maxWatchedBeforeClose = new TreeMap<>();
+    private final Map<Integer, Long> maxWatchedBeforeClose = new TreeMap<>();
     private final List<String> described = new ArrayList<>();
     private final Map<String, LongAdder> thrown = new ConcurrentHashMap<>();
     private long offered;
@@ -33,10 +33,10 @@ final class SoakTally {
     private long beforeCloseViolations;
     private long numDelayedAfterClose;
     private long roundsWatchedAfterClose;
-    private int maxWatchedAfterClose;
+    private long maxWatchedAfterClose;
     private int rounds;
 
-    /** cancelForKey handed back count operations. */
+    /** cancelForKey completed count operations. */
     void cancelCalled(int count) {
         cancelledByKey.add(count);
     }
@@ -65,7 +65,7 @@ final class SoakTally {
     }
 
     /** A draining round's gauges once everything was answered, before close. */
-    void beforeClose(int purgeInterval, int numDelayed, int watched) {
+    void beforeClose(int purgeInterval, long numDelayed, long watched) {
         maxWatchedBeforeClose.merge(purgeInterval, watched, Math::max);
         if (numDelayed != 0) {
             violation("numDelayed() is " + numDelayed + " before close with every operation answered");
@@ -78,7 +78,7 @@ final class SoakTally {
     }
 
     /** A round's gauges after close. */
-    void afterClose(int round, int numDelayed, int watched) {
+    void afterClose(int round, long numDelayed, long watched) {
         rounds++;
         numDelayedAfterClose += numDelayed;
         maxWatchedAfterClose = Math.max(maxWatchedAfterClose, watched);
@@ -148,7 +148,7 @@ final class SoakTally {
     }
 
     /** The largest watched() after close in any round. */
-    int maxWatchedAfterClose() {
+    long maxWatchedAfterClose() {
         return maxWatchedAfterClose;
     }
 
@@ -160,7 +160,7 @@ final class SoakTally {
     String verdict(double seconds) {
         return String.format(Locale.ROOT,
                 "soak %s: %,d operations in %d rounds, %.1f s: completed %,d, expired %,d (offered after "
-                        + "close, at least: %,d), cancelled then force-completed %,d (cancelForKey returned %,d), "
+                        + "close, at least: %,d), cancelled %,d (cancelForKey returned %,d), "
                         + "lost %d, answered twice %d, exceptions %s; "
                         + "after close numDelayed() 0 in every round: %s, watched() 0 in every round: %s ("
                         + "%d rounds left some, at most %d); before close (draining rounds, all answered) numDelayed() 0 and, with "

@@ -17,18 +17,17 @@ import org.apache.kafka.common.protocol.Errors;
  * {@link Errors#NOT_ENOUGH_REPLICAS_AFTER_APPEND} when the ISR shrank below the minimum). When the
  * timeout passes first, the preset results are what the client gets.
  *
- * <p>When the broker shuts down, {@link #completeLeaderGone} answers the partitions still waiting
- * with {@link Errors#NOT_LEADER_OR_FOLLOWER} instead.
+ * <p>When the produce is cancelled with an {@link Errors} as its reason (the broker shuts down and
+ * cancels what is parked on its partitions with {@link Errors#NOT_LEADER_OR_FOLLOWER}), the
+ * partitions still waiting are answered with that error instead.
  *
  * <p>Thread-safe through the purgatory's contract: the results are read and written only in
- * {@link #tryComplete} and {@link #onComplete}, which run under this operation's lock;
- * {@code leaderGone} is volatile, written before the {@code forceComplete} that reads it. The
+ * {@link #tryComplete} and {@link #onComplete}, which run under this operation's lock. The
  * responder runs exactly once, on whichever thread completed the operation.
  */
 public final class DelayedProduce extends DelayedOperation {
     private final ProduceResult[] results; // an array, not a list: one object less per parked produce
     private final Consumer<List<ProduceResult>> responder;
-    private volatile Errors leaderGone; // set once by completeLeaderGone, read in onComplete
 
     /**
      * @param results one per partition of the request, each keyed by its entry; those with a
@@ -57,20 +56,9 @@ public final class DelayedProduce extends DelayedOperation {
         return allDone && forceComplete();
     }
 
-    /**
-     * The leader is going away (the broker is shutting down): completes the produce now, with
-     * {@code error} for the partitions still waiting, as Kafka answers a produce whose leader
-     * moved with {@link Errors#NOT_LEADER_OR_FOLLOWER}. Any thread.
-     */
-    void completeLeaderGone(Errors error) {
-        leaderGone = error;
-        forceComplete();
-    }
-
     @Override
     public void onComplete() {
-        Errors gone = leaderGone;
-        if (gone != null) {
+        if (cancelReason() instanceof Errors gone) {
             for (int i = 0; i < results.length; i++) {
                 if (results[i].waitsFor() != null) {
                     results[i] = results[i].settled(gone);

@@ -169,7 +169,7 @@ public final class ReplicaManager implements AutoCloseable {
         DelayedFetch fetch = new DelayedFetch(maxWaitMs, minBytes, maxBytes, partitions, responder);
         long position = partitions.size() == 1 ? completingHighWatermark(partitions.get(0), minBytes) : -1;
         if (position >= 0) {
-            fetchPurgatory.tryCompleteElseWatch(fetch, partitions.get(0).partition().topicPartition(), position);
+            fetchPurgatory.tryCompleteElseWatchPosition(fetch, partitions.get(0).partition().topicPartition(), position);
             return;
         }
         Set<Object> keys = new LinkedHashSet<>();
@@ -198,7 +198,7 @@ public final class ReplicaManager implements AutoCloseable {
     }
 
     /** acks=-1 produces waiting in the purgatory now. */
-    public int parkedProduces() {
+    public long parkedProduces() {
         return producePurgatory.numDelayed();
     }
 
@@ -236,9 +236,9 @@ public final class ReplicaManager implements AutoCloseable {
             return null;
         }
         DelayedProduce produce = new DelayedProduce(Math.max(0, timeoutMs), results, responder);
-        producePurgatory.tryCompleteElseWatch(produce, requiredEndOffsets);
+        producePurgatory.tryCompleteElseWatchPositions(produce, requiredEndOffsets);
         if (stopped) { // parked while close() was taking the parked produces out
-            produce.completeLeaderGone(Errors.NOT_LEADER_OR_FOLLOWER);
+            produce.cancel(Errors.NOT_LEADER_OR_FOLLOWER);
         }
         return produce;
     }
@@ -277,8 +277,7 @@ public final class ReplicaManager implements AutoCloseable {
         followers.close();
         for (Topic topic : topicsByName.values()) {
             for (Partition partition : topic.partitions()) {
-                producePurgatory.cancelForKey(partition.topicPartition())
-                        .forEach(produce -> produce.completeLeaderGone(Errors.NOT_LEADER_OR_FOLLOWER));
+                producePurgatory.cancelForKey(partition.topicPartition(), Errors.NOT_LEADER_OR_FOLLOWER);
             }
         }
         producePurgatory.close();
