@@ -20,6 +20,7 @@ import java.util.stream.IntStream;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -111,6 +112,7 @@ class RecurringSystemTimerTest {
      * that throw on every run, and schedules that stop after five runs. Every kind must do exactly
      * what it promises, and the timer must end up holding the throwing ones only.
      */
+    @Tag("stress")
     @Test
     void hundredThousandRecurringCallbacksEachDoExactlyWhatTheirKindPromises() throws Exception {
         int n = 100_000;

@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -268,6 +269,7 @@ class ScheduledTaskTest {
         assertEquals(0, timer.size());
     }
 
+    @Tag("stress")
     @RepeatedTest(200)
     void cancelsRacingTheRunsAndReAddsOfAFixedRateWinOnceAndStopItWithinTheRunUnderWay() throws Exception {
         try (MockTimer raced = new MockTimer()) {

@@ -28,9 +28,10 @@ import picocli.CommandLine;
 /**
  * The {@code demo-broker} command: parses options, starts a {@link DemoBroker}, and closes it on
  * SIGTERM or Ctrl-C (answering parked requests first); unless {@code --http-port -1}, it also serves
- * the {@link DashboardServer dashboard and metrics}. Exit status: 0 after a clean stop, 1 when the
+ * the {@link DashboardServer dashboard and metrics}. Exit status: 0 after the console's {@code quit},
+ * the JVM's 130 or 143 after Ctrl-C or SIGTERM (once parked requests are answered), 1 when the
  * Kafka or the dashboard port cannot be bound or {@code --port-file} cannot be written, 2 for
- * invalid options. Every error is one line, without a stack trace or an exception's text.
+ * invalid options, all checked before anything starts. Every error is one line, without a stack trace or an exception's text.
  *
  * <p>Not thread-safe: picocli fills the fields, then calls {@link #call()} once, on one thread; the
  * broker it starts is thread-safe and is closed by the shutdown hook or the console's {@code quit}.

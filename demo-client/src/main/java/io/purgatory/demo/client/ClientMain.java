@@ -1,6 +1,7 @@
 package io.purgatory.demo.client;
 
 import java.io.PrintWriter;
+import java.math.BigDecimal;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -311,7 +312,8 @@ public final class ClientMain implements Callable<Integer> {
     ClientOptions options() {
         require(!topic.isEmpty(), "--topic must not be empty");
         require(requests >= 1, "--requests must be at least 1, but was " + requests);
-        require(Double.isFinite(rate) && rate >= 0, "--rate must be 0 (no limit) or a positive number of requests/s, but was " + rate);
+        require(Double.isFinite(rate) && rate >= 0, "--rate must be 0 (no limit) or a positive number of requests/s, but was "
+                + (Double.isFinite(rate) ? BigDecimal.valueOf(rate).stripTrailingZeros().toPlainString() : rate));
         require(concurrency >= 1, "--concurrency must be at least 1, but was " + concurrency);
         require(timeoutMs >= 0, "--timeout-ms must be >= 0, but was " + timeoutMs);
         require(recordSize >= 0 && recordSize <= MAX_RECORD_SIZE,

@@ -133,7 +133,7 @@ class ClientMainTest {
         Execution rate = Execution.of("--rate", "-1");
 
         assertEquals(2, rate.exitCode(), rate::toString);
-        assertEquals(List.of("demo-client: --rate must be 0 (no limit) or a positive number of requests/s, but was -1.0",
+        assertEquals(List.of("demo-client: --rate must be 0 (no limit) or a positive number of requests/s, but was -1",
                 "Try 'demo-client --help' for the options."), rate.errLines());
     }
 

@@ -159,12 +159,11 @@ class DashboardHttpTest {
     @Test
     void aLagSetOverHttpDelaysTheFollowersFetches() throws Exception {
         assertEquals(200, post("/api/replicas/2/lag", "lagMs=300").statusCode());
-        try (WireClient client = new WireClient(broker.port())) {
-            Answer answer = DemoBrokerTest.answer(client.send(WireClient.produce("demo", 0, ACKS_ALL, 30_000, 1)));
-            assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(answer).errorCode());
-            // replica 2 fetches 300 ± 1 ms after the append, so the ack cannot come sooner
-            assertTrue(answer.elapsedNanos() >= Duration.ofMillis(299).toNanos(), "acked after " + answer.elapsedNanos() + " ns");
-        }
+        WireClient client = brokers.connect();
+        Answer answer = DemoBrokerTest.answer(client.send(WireClient.produce("demo", 0, ACKS_ALL, 30_000, 1)));
+        assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(answer).errorCode());
+        // replica 2 fetches 300 ± 1 ms after the append, so the ack cannot come sooner
+        assertTrue(answer.elapsedNanos() >= Duration.ofMillis(299).toNanos(), "acked after " + answer.elapsedNanos() + " ns");
     }
 
     @Test
@@ -221,47 +220,45 @@ class DashboardHttpTest {
 
     @Test
     void metricsAreValidPrometheusTextWithTheBrokersCounters() throws Exception {
-        try (WireClient client = new WireClient(broker.port())) {
-            List<CompletableFuture<Answer>> sent = new ArrayList<>();
-            for (int i = 0; i < 10; i++) {
-                sent.add(client.send(WireClient.produce("demo", i % 2, ACKS_ALL, 30_000, 1)));
-            }
-            sent.forEach(answer -> Waits.soon().until(answer::isDone));
-            Exposition metrics = metrics();
-            assertEquals(Set.of("purgatory_operations_completed_total", "purgatory_operations_expired_total",
-                    "purgatory_watches_purged_total", "purgatory_delayed_operations", "purgatory_watched_operations",
-                    "purgatory_expiry_lateness_seconds", "purgatory_expiry_lateness_max_seconds", "demo_broker_requests_total",
-                    "demo_broker_response_codes_total", "demo_broker_fetch_responses_total", "demo_broker_connections",
-                    "demo_broker_received_bytes_total", "demo_broker_sent_bytes_total", "demo_broker_log_end_offset",
-                    "demo_broker_high_watermark", "demo_broker_isr_size", "demo_broker_min_insync_replicas",
-                    "demo_broker_replica_stalled", "demo_broker_groups", "demo_broker_group_rebalances_total",
-                    "demo_broker_group_members_expired_total"), metrics.families().keySet(), "(no group yet: no kafka_consumergroup_ series)");
-            for (Exposition.Family family : metrics.families().values()) {
-                assertTrue(List.of("counter", "gauge", "summary").contains(family.type()), family.toString());
-                assertTrue(family.help() != null && family.help().split(" ").length >= 5, "a help text that says what it is: " + family);
-            }
-            assertEquals(10, metrics.value("demo_broker_requests_total", "api", "Produce"));
-            assertEquals(10, metrics.value("demo_broker_response_codes_total", "api", "Produce", "code", "NONE"));
-            assertEquals(10, metrics.value("purgatory_operations_completed_total", "purgatory", "produce"));
-            assertEquals(1, metrics.value("demo_broker_connections"));
-            assertTrue(metrics.value("demo_broker_received_bytes_total") > 0);
-            assertTrue(metrics.value("demo_broker_sent_bytes_total") > 0);
-            assertEquals(5, metrics.value("demo_broker_log_end_offset", "topic", "demo", "partition", "0", "replica", "0"));
-            assertEquals(0, metrics.value("purgatory_expiry_lateness_seconds", "purgatory", "produce", "quantile", "0.99"));
-            assertEquals(0, metrics.value("purgatory_expiry_lateness_seconds_count", "purgatory", "produce"));
-            assertEquals(0, metrics.value("purgatory_expiry_lateness_seconds_sum", "purgatory", "produce"));
-            assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(sent.get(0).join()).errorCode());
+        WireClient client = brokers.connect();
+        List<CompletableFuture<Answer>> sent = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            sent.add(client.send(WireClient.produce("demo", i % 2, ACKS_ALL, 30_000, 1)));
         }
+        sent.forEach(answer -> Waits.soon().until(answer::isDone));
+        Exposition metrics = metrics();
+        assertEquals(Set.of("purgatory_operations_completed_total", "purgatory_operations_expired_total",
+                "purgatory_watches_purged_total", "purgatory_delayed_operations", "purgatory_watched_operations",
+                "purgatory_expiry_lateness_seconds", "purgatory_expiry_lateness_max_seconds", "demo_broker_requests_total",
+                "demo_broker_response_codes_total", "demo_broker_fetch_responses_total", "demo_broker_connections",
+                "demo_broker_received_bytes_total", "demo_broker_sent_bytes_total", "demo_broker_log_end_offset",
+                "demo_broker_high_watermark", "demo_broker_isr_size", "demo_broker_min_insync_replicas",
+                "demo_broker_replica_stalled", "demo_broker_groups", "demo_broker_group_rebalances_total",
+                "demo_broker_group_members_expired_total"), metrics.families().keySet(), "(no group yet: no kafka_consumergroup_ series)");
+        for (Exposition.Family family : metrics.families().values()) {
+            assertTrue(List.of("counter", "gauge", "summary").contains(family.type()), family.toString());
+            assertTrue(family.help() != null && family.help().split(" ").length >= 5, "a help text that says what it is: " + family);
+        }
+        assertEquals(10, metrics.value("demo_broker_requests_total", "api", "Produce"));
+        assertEquals(10, metrics.value("demo_broker_response_codes_total", "api", "Produce", "code", "NONE"));
+        assertEquals(10, metrics.value("purgatory_operations_completed_total", "purgatory", "produce"));
+        assertEquals(1, metrics.value("demo_broker_connections"));
+        assertTrue(metrics.value("demo_broker_received_bytes_total") > 0);
+        assertTrue(metrics.value("demo_broker_sent_bytes_total") > 0);
+        assertEquals(5, metrics.value("demo_broker_log_end_offset", "topic", "demo", "partition", "0", "replica", "0"));
+        assertEquals(0, metrics.value("purgatory_expiry_lateness_seconds", "purgatory", "produce", "quantile", "0.99"));
+        assertEquals(0, metrics.value("purgatory_expiry_lateness_seconds_count", "purgatory", "produce"));
+        assertEquals(0, metrics.value("purgatory_expiry_lateness_seconds_sum", "purgatory", "produce"));
+        assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(sent.get(0).join()).errorCode());
     }
 
     @Test
     void timeoutsShowAsResponseCodesAndInTheLatenessSummarysCountAndSum() throws Exception {
         broker.followers().stall(2);
-        try (WireClient client = new WireClient(broker.port())) {
-            for (int i = 0; i < 5; i++) {
-                Answer answer = DemoBrokerTest.answer(client.send(WireClient.produce("demo", 0, ACKS_ALL, 20, 1)));
-                assertEquals(Errors.REQUEST_TIMED_OUT.code(), DemoBrokerTest.partitionResponse(answer).errorCode());
-            }
+        WireClient client = brokers.connect();
+        for (int i = 0; i < 5; i++) {
+            Answer answer = DemoBrokerTest.answer(client.send(WireClient.produce("demo", 0, ACKS_ALL, 20, 1)));
+            assertEquals(Errors.REQUEST_TIMED_OUT.code(), DemoBrokerTest.partitionResponse(answer).errorCode());
         }
         Exposition metrics = metrics();
         assertEquals(5, metrics.value("demo_broker_response_codes_total", "api", "Produce", "code", "REQUEST_TIMED_OUT"));
@@ -290,22 +287,22 @@ class DashboardHttpTest {
     @Test
     void fetchResponsesAreCountedByOutcomeInMetricsAndState() throws Exception {
         assertEquals(fetchResponses(0, 0, 0, 0), fetchResponses(), "all four outcomes, from the start");
-        try (WireClient consumer = new WireClient(broker.port()); WireClient producer = new WireClient(broker.port())) {
-            // a long poll parks until a produce commits a record, then answers with it
-            CompletableFuture<Answer> poll = fetch(consumer, 30_000, 0);
-            Waits.soon().until(() -> broker.replicaManager().fetchPurgatoryMetrics().delayed() == 1);
-            assertEquals(fetchResponses(0, 0, 0, 0), fetchResponses(), "a parked fetch is not answered yet");
-            assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(
-                    producer.send(WireClient.produce("demo", 0, ACKS_ALL, 30_000, 1)))).errorCode());
-            assertTrue(fetchedPartition(poll).records().sizeInBytes() > 0);
-            assertEquals(fetchResponses(1, 0, 0, 0), fetchResponses());
+        WireClient consumer = brokers.connect();
+        WireClient producer = brokers.connect();
+        // a long poll parks until a produce commits a record, then answers with it
+        CompletableFuture<Answer> poll = fetch(consumer, 30_000, 0);
+        Waits.soon().until(() -> broker.replicaManager().fetchPurgatoryMetrics().delayed() == 1);
+        assertEquals(fetchResponses(0, 0, 0, 0), fetchResponses(), "a parked fetch is not answered yet");
+        assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(DemoBrokerTest.answer(
+                producer.send(WireClient.produce("demo", 0, ACKS_ALL, 30_000, 1)))).errorCode());
+        assertTrue(fetchedPartition(poll).records().sizeInBytes() > 0);
+        assertEquals(fetchResponses(1, 0, 0, 0), fetchResponses());
 
-            // past the end, nothing more comes: a long poll of 50 ms expires empty; one of 0 ms is empty at once
-            assertEquals(0, fetchedPartition(fetch(consumer, 50, 1)).records().sizeInBytes());
-            assertEquals(0, fetchedPartition(fetch(consumer, 0, 1)).records().sizeInBytes());
-            // an offset past the log end is an error
-            assertEquals(Errors.OFFSET_OUT_OF_RANGE.code(), fetchedPartition(fetch(consumer, 30_000, 99)).errorCode());
-        }
+        // past the end, nothing more comes: a long poll of 50 ms expires empty; one of 0 ms is empty at once
+        assertEquals(0, fetchedPartition(fetch(consumer, 50, 1)).records().sizeInBytes());
+        assertEquals(0, fetchedPartition(fetch(consumer, 0, 1)).records().sizeInBytes());
+        // an offset past the log end is an error
+        assertEquals(Errors.OFFSET_OUT_OF_RANGE.code(), fetchedPartition(fetch(consumer, 30_000, 99)).errorCode());
         assertEquals(fetchResponses(1, 1, 1, 1), fetchResponses());
 
         // the state is sampled once a second: wait for a sample taken after the fetches
@@ -319,39 +316,38 @@ class DashboardHttpTest {
 
     @Test
     void theStateHoldsTheProduceOutcomesPurgatoriesReplicasAndPartitions() throws Exception {
-        try (WireClient client = new WireClient(broker.port())) {
-            for (int i = 0; i < 3; i++) {
-                Answer answer = DemoBrokerTest.answer(client.send(WireClient.produce("demo", 1, ACKS_ALL, 30_000, 1)));
-                assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(answer).errorCode());
-            }
-            JsonNode state = Waits.soon().pollInterval(Duration.ofMillis(50)).until(this::state,
-                    s -> s.get("produce").get("ackedTotal").asLong() == 3);
-            JsonNode produce = state.get("produce");
-            assertEquals(0, produce.get("timedOutTotal").asLong());
-            assertEquals(0, produce.get("otherErrorsTotal").asLong());
-            assertTrue(produce.get("ackedPerSec").asDouble() > 0, produce.toString());
-            assertTrue(state.get("timeMs").asLong() > 0);
-
-            JsonNode purgatory = state.get("purgatories").get(0);
-            assertEquals(List.of("produce", "fetch", "rebalance", "heartbeat"), names(state.get("purgatories")));
-            assertEquals(3, purgatory.get("completed").asLong(), purgatory.toString());
-            assertEquals(0, purgatory.get("delayed").asLong(), purgatory.toString());
-            assertEquals(0, purgatory.get("latenessCount").asLong(), purgatory.toString());
-
-            JsonNode partition = state.get("partitions").get(1);
-            assertEquals("demo", partition.get("topic").asText());
-            assertEquals(1, partition.get("partition").asInt());
-            assertEquals(3, partition.get("leaderEndOffset").asLong(), partition.toString());
-            assertEquals(3, partition.get("highWatermark").asLong(), partition.toString());
-            assertEquals(List.of(0, 1, 2), JSON.convertValue(partition.get("isr"), List.class));
-            assertEquals(2, partition.get("followerEndOffsets").size());
-            assertEquals(2, state.get("partitions").size());
-
-            assertEquals(2, state.get("replicas").size());
-            assertEquals(1, state.get("connections").asLong());
-            assertTrue(state.get("bytesIn").asLong() > 0);
-            assertTrue(state.get("bytesOut").asLong() > 0);
+        WireClient client = brokers.connect();
+        for (int i = 0; i < 3; i++) {
+            Answer answer = DemoBrokerTest.answer(client.send(WireClient.produce("demo", 1, ACKS_ALL, 30_000, 1)));
+            assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(answer).errorCode());
         }
+        JsonNode state = Waits.soon().pollInterval(Duration.ofMillis(50)).until(this::state,
+                s -> s.get("produce").get("ackedTotal").asLong() == 3);
+        JsonNode produce = state.get("produce");
+        assertEquals(0, produce.get("timedOutTotal").asLong());
+        assertEquals(0, produce.get("otherErrorsTotal").asLong());
+        assertTrue(produce.get("ackedPerSec").asDouble() > 0, produce.toString());
+        assertTrue(state.get("timeMs").asLong() > 0);
+
+        JsonNode purgatory = state.get("purgatories").get(0);
+        assertEquals(List.of("produce", "fetch", "rebalance", "heartbeat"), names(state.get("purgatories")));
+        assertEquals(3, purgatory.get("completed").asLong(), purgatory.toString());
+        assertEquals(0, purgatory.get("delayed").asLong(), purgatory.toString());
+        assertEquals(0, purgatory.get("latenessCount").asLong(), purgatory.toString());
+
+        JsonNode partition = state.get("partitions").get(1);
+        assertEquals("demo", partition.get("topic").asText());
+        assertEquals(1, partition.get("partition").asInt());
+        assertEquals(3, partition.get("leaderEndOffset").asLong(), partition.toString());
+        assertEquals(3, partition.get("highWatermark").asLong(), partition.toString());
+        assertEquals(List.of(0, 1, 2), JSON.convertValue(partition.get("isr"), List.class));
+        assertEquals(2, partition.get("followerEndOffsets").size());
+        assertEquals(2, state.get("partitions").size());
+
+        assertEquals(2, state.get("replicas").size());
+        assertEquals(1, state.get("connections").asLong());
+        assertTrue(state.get("bytesIn").asLong() > 0);
+        assertTrue(state.get("bytesOut").asLong() > 0);
     }
 
     @Test
@@ -480,12 +476,11 @@ class DashboardHttpTest {
         out.write("GET /events HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
         out.flush();
 
-        try (WireClient client = new WireClient(broker.port())) {
-            for (short acks : new short[] {ACKS_LEADER, ACKS_ALL}) {
-                Answer answer = DemoBrokerTest.answer(client.send(WireClient.produce("demo", 0, acks, 30_000, 1)));
-                assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(answer).errorCode());
-                assertTrue(answer.elapsedNanos() < Duration.ofSeconds(1).toNanos(), "answered in " + answer.elapsedNanos() + " ns");
-            }
+        WireClient client = brokers.connect();
+        for (short acks : new short[] {ACKS_LEADER, ACKS_ALL}) {
+            Answer answer = DemoBrokerTest.answer(client.send(WireClient.produce("demo", 0, acks, 30_000, 1)));
+            assertEquals(Errors.NONE.code(), DemoBrokerTest.partitionResponse(answer).errorCode());
+            assertTrue(answer.elapsedNanos() < Duration.ofSeconds(1).toNanos(), "answered in " + answer.elapsedNanos() + " ns");
         }
         assertEquals(200, get("/api/state").statusCode(), "and the dashboard still answers others");
     }
