@@ -30,9 +30,9 @@ class FailedStartTest {
         }
         Waits.soon().untilAsserted(() -> assertEquals(threadsBefore, brokerThreads()));
         assertEquals(mbeansBefore, purgatoryMBeans());
-        // and the next broker gets the purgatories' JMX names (produce and fetch)
+        // and the next broker gets the purgatories' JMX names (produce, fetch, rebalance, heartbeat)
         brokers.get();
-        assertEquals(mbeansBefore.size() + 2, purgatoryMBeans().size());
+        assertEquals(mbeansBefore.size() + 4, purgatoryMBeans().size());
     }
 
     /** The threads a broker starts: event loops, the follower thread, the purgatories' timers and reapers. */
@@ -40,7 +40,8 @@ class FailedStartTest {
         return Thread.getAllStackTraces().keySet().stream()
                 .filter(Thread::isAlive)
                 .map(t -> t.getName() + "#" + t.getId())
-                .filter(name -> name.startsWith("broker-") || name.startsWith("replica-fetcher") || name.startsWith("produce-") || name.startsWith("fetch-"))
+                .filter(name -> name.startsWith("broker-") || name.startsWith("replica-fetcher") || name.startsWith("produce-") || name.startsWith("fetch-")
+                        || name.startsWith("rebalance-") || name.startsWith("heartbeat-"))
                 .collect(Collectors.toSet());
     }
 
