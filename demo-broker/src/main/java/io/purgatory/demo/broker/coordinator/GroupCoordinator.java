@@ -148,7 +148,7 @@ public final class GroupCoordinator implements AutoCloseable {
     private boolean acceptsJoiningMember(GroupMetadata group, String memberId) {
         switch (group.state()) {
             case PREPARING_REBALANCE:
-                return group.has(memberId) && group.member(memberId).isAwaitingJoin() || group.isPending(memberId)
+                return (group.has(memberId) && group.member(memberId).isAwaitingJoin()) || group.isPending(memberId)
                         || group.awaitingJoinCount() + group.pendingCount() < config.maxSize();
             case COMPLETING_REBALANCE:
             case STABLE:

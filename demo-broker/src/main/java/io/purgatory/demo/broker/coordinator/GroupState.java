@@ -1,8 +1,6 @@
 package io.purgatory.demo.broker.coordinator;
 
-import java.util.EnumSet;
 import java.util.Locale;
-import java.util.Set;
 
 /**
  * The states of a classic group and the transitions between them, as in Kafka's
@@ -28,16 +26,7 @@ public enum GroupState {
     /** Removed: a thread that still holds the group object must look it up again. */
     DEAD("Dead");
 
-    static {
-        EMPTY.previous = EnumSet.of(PREPARING_REBALANCE);
-        PREPARING_REBALANCE.previous = EnumSet.of(STABLE, COMPLETING_REBALANCE, EMPTY);
-        COMPLETING_REBALANCE.previous = EnumSet.of(PREPARING_REBALANCE);
-        STABLE.previous = EnumSet.of(COMPLETING_REBALANCE);
-        DEAD.previous = EnumSet.allOf(GroupState.class);
-    }
-
     private final String kafkaName;
-    private Set<GroupState> previous;
 
     GroupState(String kafkaName) {
         this.kafkaName = kafkaName;
@@ -45,7 +34,13 @@ public enum GroupState {
 
     /** Whether a group may move from {@code from} to this state. */
     boolean canFollow(GroupState from) {
-        return previous.contains(from);
+        return switch (this) {
+            case EMPTY -> from == PREPARING_REBALANCE;
+            case PREPARING_REBALANCE -> from == STABLE || from == COMPLETING_REBALANCE || from == EMPTY;
+            case COMPLETING_REBALANCE -> from == PREPARING_REBALANCE;
+            case STABLE -> from == COMPLETING_REBALANCE;
+            case DEAD -> true;
+        };
     }
 
     /** The name Kafka's responses and tools use ("PreparingRebalance"). */
