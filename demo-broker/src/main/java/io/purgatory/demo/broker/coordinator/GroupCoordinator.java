@@ -146,16 +146,13 @@ public final class GroupCoordinator implements AutoCloseable {
 
     /** Kafka's {@code acceptJoiningMember}, with pending members counted against the size too. */
     private boolean acceptsJoiningMember(GroupMetadata group, String memberId) {
-        switch (group.state()) {
-            case PREPARING_REBALANCE:
-                return (group.has(memberId) && group.member(memberId).isAwaitingJoin()) || group.isPending(memberId)
-                        || group.awaitingJoinCount() + group.pendingCount() < config.maxSize();
-            case COMPLETING_REBALANCE:
-            case STABLE:
-                return group.has(memberId) || group.isPending(memberId) || group.size() + group.pendingCount() < config.maxSize();
-            default: // Empty
-                return group.isPending(memberId) || group.size() + group.pendingCount() < config.maxSize();
-        }
+        return switch (group.state()) {
+            case PREPARING_REBALANCE -> (group.has(memberId) && group.member(memberId).isAwaitingJoin()) || group.isPending(memberId)
+                    || group.awaitingJoinCount() + group.pendingCount() < config.maxSize();
+            case COMPLETING_REBALANCE, STABLE ->
+                    group.has(memberId) || group.isPending(memberId) || group.size() + group.pendingCount() < config.maxSize();
+            default -> group.isPending(memberId) || group.size() + group.pendingCount() < config.maxSize(); // Empty
+        };
     }
 
     private void joinNewMember(GroupMetadata group, JoinGroupRequestData request, short version, String clientId, String clientHost,
@@ -196,25 +193,22 @@ public final class GroupCoordinator implements AutoCloseable {
         }
         MemberMetadata member = group.member(memberId);
         switch (group.state()) {
-            case PREPARING_REBALANCE:
-                updateMemberAndRebalance(group, member, request, protocols, callback);
-                break;
-            case COMPLETING_REBALANCE:
+            case PREPARING_REBALANCE -> updateMemberAndRebalance(group, member, request, protocols, callback);
+            case COMPLETING_REBALANCE -> {
                 if (member.matches(protocols)) { // it lost its JoinGroup answer: the same again
                     callback.accept(joinAnswer(group, member, group.isLeader(memberId), false));
                 } else {
                     updateMemberAndRebalance(group, member, request, protocols, callback);
                 }
-                break;
-            case STABLE:
+            }
+            case STABLE -> {
                 if (group.isLeader(memberId) || !member.matches(protocols)) {
                     updateMemberAndRebalance(group, member, request, protocols, callback);
                 } else {
                     callback.accept(joinAnswer(group, member, false, false));
                 }
-                break;
-            default: // Empty: the member is gone
-                callback.accept(joinError(memberId, Errors.UNKNOWN_MEMBER_ID));
+            }
+            default -> callback.accept(joinError(memberId, Errors.UNKNOWN_MEMBER_ID)); // Empty: the member is gone
         }
     }
 
@@ -232,7 +226,7 @@ public final class GroupCoordinator implements AutoCloseable {
         group.updateMember(member, protocols, request.rebalanceTimeoutMs(), request.sessionTimeoutMs());
         group.awaitJoin(member, callback);
         switch (group.state()) {
-            case STABLE:
+            case STABLE -> {
                 if (group.selectProtocol().equals(selectedBefore)) { // no rebalance: the same assignment
                     boolean leader = group.isLeader(newMemberId);
                     boolean skip = leader && JoinGroupRequest.supportsSkippingAssignment(version);
@@ -240,12 +234,10 @@ public final class GroupCoordinator implements AutoCloseable {
                 } else {
                     maybePrepareRebalance(group, "static member " + request.groupInstanceId() + " changed protocols");
                 }
-                break;
-            case COMPLETING_REBALANCE: // the leader may be assigning to the old member id: start over
-                prepareRebalance(group, "static member " + request.groupInstanceId() + " rejoined during the sync phase");
-                break;
-            default: // PreparingRebalance
-                rebalancePurgatory.checkAndComplete(new GroupKeys.Join(group.groupId()));
+            }
+            // the leader may be assigning to the old member id: start over
+            case COMPLETING_REBALANCE -> prepareRebalance(group, "static member " + request.groupInstanceId() + " rejoined during the sync phase");
+            default -> rebalancePurgatory.checkAndComplete(new GroupKeys.Join(group.groupId())); // PreparingRebalance
         }
     }
 
@@ -396,10 +388,8 @@ public final class GroupCoordinator implements AutoCloseable {
         }
         MemberMetadata member = group.member(memberId);
         switch (group.state()) {
-            case PREPARING_REBALANCE:
-                callback.accept(syncError(Errors.REBALANCE_IN_PROGRESS));
-                break;
-            case COMPLETING_REBALANCE:
+            case PREPARING_REBALANCE -> callback.accept(syncError(Errors.REBALANCE_IN_PROGRESS));
+            case COMPLETING_REBALANCE -> {
                 member.awaitSync(callback);
                 group.removePendingSync(memberId);
                 rebalancePurgatory.checkAndComplete(new GroupKeys.Sync(group.groupId()));
@@ -409,12 +399,13 @@ public final class GroupCoordinator implements AutoCloseable {
                     propagateAssignment(group, Errors.NONE, assignment);
                     group.transitionTo(GroupState.STABLE, clock.getAsLong());
                 }
-                break;
-            default: // Stable: the assignment is known
+            }
+            default -> { // Stable: the assignment is known
                 group.removePendingSync(memberId);
                 rebalancePurgatory.checkAndComplete(new GroupKeys.Sync(group.groupId()));
                 callback.accept(new SyncGroupResponseData().setProtocolType(group.protocolType()).setProtocolName(group.protocolName())
                         .setAssignment(member.assignment()));
+            }
         }
     }
 
@@ -482,17 +473,17 @@ public final class GroupCoordinator implements AutoCloseable {
                 return Errors.ILLEGAL_GENERATION;
             }
             MemberMetadata member = group.member(memberId);
-            switch (group.state()) {
-                case PREPARING_REBALANCE:
+            return switch (group.state()) {
+                case PREPARING_REBALANCE -> {
                     scheduleHeartbeat(group, memberId, member, member.sessionTimeoutMs());
-                    return Errors.REBALANCE_IN_PROGRESS;
-                case COMPLETING_REBALANCE:
-                case STABLE:
+                    yield Errors.REBALANCE_IN_PROGRESS;
+                }
+                case COMPLETING_REBALANCE, STABLE -> {
                     scheduleHeartbeat(group, memberId, member, member.sessionTimeoutMs());
-                    return Errors.NONE;
-                default:
-                    return Errors.UNKNOWN_MEMBER_ID;
-            }
+                    yield Errors.NONE;
+                }
+                default -> Errors.UNKNOWN_MEMBER_ID;
+            };
         }, missing -> Errors.UNKNOWN_MEMBER_ID);
     }
 
