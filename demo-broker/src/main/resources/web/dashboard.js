@@ -362,14 +362,15 @@
   }
 
   function renderPartitions(partitions) {
-    const followers = partitions.length > 0 ? partitions[0].followerEndOffsets.length : 0;
+    // topics differ in replication factor: as many follower columns as the widest has
+    const followers = partitions.reduce((most, p) => Math.max(most, p.followerEndOffsets.length), 0);
     const head = document.querySelector('#partitions thead');
     const header = String(followers);
     if (header !== partitionHeader) {
       partitionHeader = header;
       head.textContent = '';
       const row = document.createElement('tr');
-      const names = ['partition', 'leader end offset', 'high watermark'];
+      const names = ['partition', 'log start', 'low watermark', 'leader end offset', 'high watermark'];
       for (let id = 1; id <= followers; id++) {
         names.push('replica ' + id + ' end offset');
       }
@@ -386,6 +387,8 @@
     partitions.forEach((p) => {
       const row = document.createElement('tr');
       row.appendChild(cell(p.topic + '-' + p.partition));
+      row.appendChild(cell(whole(p.logStartOffset), 'num'));
+      row.appendChild(cell(whole(p.lowWatermark), p.lowWatermark < p.logStartOffset ? 'num behind' : 'num'));
       row.appendChild(cell(whole(p.leaderEndOffset), 'num'));
       row.appendChild(cell(whole(p.highWatermark), p.highWatermark < p.leaderEndOffset ? 'num behind' : 'num'));
       p.followerEndOffsets.forEach((offset, i) => {
@@ -394,6 +397,9 @@
         const text = whole(offset) + (behind > 0 ? ' (−' + whole(behind) + ')' : '') + (inIsr ? '' : ' out of ISR');
         row.appendChild(cell(text, 'num' + (behind > 0 ? ' behind' : '') + (inIsr ? '' : ' out-of-isr')));
       });
+      for (let id = p.followerEndOffsets.length + 1; id <= followers; id++) {
+        row.appendChild(cell('no replica ' + id));
+      }
       row.appendChild(cell('[' + p.isr.join(', ') + ']', p.isr.length < p.minInsyncReplicas ? 'behind' : ''));
       row.appendChild(cell(String(p.minInsyncReplicas), 'num'));
       body.appendChild(row);

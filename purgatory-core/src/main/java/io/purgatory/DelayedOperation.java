@@ -311,16 +311,29 @@ public abstract class DelayedOperation {
      * waiter (rare: three threads on one operation) polls with parks of {@value #POLL_NANOS} ns.
      */
     final void lock() {
-        boolean interrupted = false;
-        for (int attempt = 0; !tryLock(); attempt++) {
+        for (int attempt = 0; attempt < 128; attempt++) {
+            if (tryLock()) {
+                return;
+            }
             if (attempt < 64) {
                 Thread.onSpinWait();
-            } else if (attempt < 128) {
-                Thread.yield();
             } else {
-                parkForUnlock();
-                interrupted |= Thread.interrupted(); // keep waiting; the interrupt is restored below
+                Thread.yield();
             }
+        }
+        lockParked();
+    }
+
+    /**
+     * The slow path of {@link #lock()}: parks until {@link #unlock()} wakes it, until it has the lock.
+     * Visible for testing: the model checker (OperationLockLincheckTest) enters it directly, as the
+     * spins before it are more steps than an exhaustive search of interleavings can afford.
+     */
+    final void lockParked() {
+        boolean interrupted = false;
+        while (!tryLock()) {
+            parkForUnlock();
+            interrupted |= Thread.interrupted(); // keep waiting; the interrupt is restored below
         }
         if (interrupted) {
             Thread.currentThread().interrupt();

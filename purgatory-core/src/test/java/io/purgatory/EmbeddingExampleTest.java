@@ -19,21 +19,36 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The README's examples, taken from README.md itself (the first {@code java} block after the
- * {@value #MARKER} comment, and after the {@value #TIMER_MARKER} one), each compiled as the file it
- * claims to be and run: the README and the code cannot drift apart.
+ * The README's three embedding examples (a subclass, a future, a blocking wait), each taken from
+ * README.md itself (the first {@code java} block after its marker comment: {@value #MARKER},
+ * {@value #FUTURE_MARKER}, {@value #AWAIT_MARKER}), compiled as the file it claims to be and run:
+ * the README and the code cannot drift apart. The timer's own example ({@value #TIMER_MARKER}) too.
  */
 class EmbeddingExampleTest {
 
-    static final String MARKER = "<!-- embedding-example";
-    static final String TIMER_MARKER = "<!-- timer-example";
+    static final String MARKER = "<!-- embedding-example:";
+    static final String FUTURE_MARKER = "<!-- embedding-example-future:";
+    static final String AWAIT_MARKER = "<!-- embedding-example-await:";
+    static final String TIMER_MARKER = "<!-- timer-example:";
 
     private static final Pattern BLOCK = Pattern.compile("```java\\n(.*?)\\n```", Pattern.DOTALL);
     private static final Pattern PUBLIC_CLASS = Pattern.compile("^public (?:final )?class (\\w+)", Pattern.MULTILINE);
 
     @Test
     void theReadmeExampleCompilesAndRunsAsPasted(@TempDir Path dir) throws Exception {
-        assertEquals("keys: NONE, positions: NONE, deleted: UNKNOWN_TOPIC_OR_PARTITION" + System.lineSeparator(), compileAndRun(dir, MARKER));
+        assertEquals("keys: NONE, positions: NONE, deleted: UNKNOWN_TOPIC_OR_PARTITION" + System.lineSeparator(),
+                compileAndRun(dir, MARKER));
+    }
+
+    @Test
+    void theReadmeFutureExampleCompilesAndRunsAsPasted(@TempDir Path dir) throws Exception {
+        assertEquals("produce: NONE, abandoned: true, all: REACHED, waiting: 0" + System.lineSeparator(),
+                compileAndRun(dir, FUTURE_MARKER));
+    }
+
+    @Test
+    void theReadmeAwaitExampleCompilesAndRunsAsPasted(@TempDir Path dir) throws Exception {
+        assertEquals("await: REACHED, then: TIMED_OUT" + System.lineSeparator(), compileAndRun(dir, AWAIT_MARKER));
     }
 
     @Test
@@ -42,7 +57,7 @@ class EmbeddingExampleTest {
                 compileAndRun(dir, TIMER_MARKER));
     }
 
-    /** Compiles the README's example after {@code marker} with every lint warning an error, runs it, and returns what it printed. */
+    /** Compiles the block after marker as the file it claims to be, runs its main and returns what it printed. */
     private static String compileAndRun(Path dir, String marker) throws Exception {
         // surefire runs in the module's directory; the README is the repository's
         String source = exampleSource(Files.readString(Path.of("..", "README.md")), marker);
@@ -56,7 +71,7 @@ class EmbeddingExampleTest {
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         int status = javac.run(null, diagnostics, diagnostics, "-Xlint:all", "-Werror",
                 "-classpath", codeSource(DelayedOperationPurgatory.class).toString(), "-d", dir.toString(), file.toString());
-        assertEquals(0, status, () -> "the README's example does not compile:\n" + diagnostics.toString(StandardCharsets.UTF_8));
+        assertEquals(0, status, () -> "the README's example " + className + " does not compile:\n" + diagnostics.toString(StandardCharsets.UTF_8));
         return runMain(dir, className);
     }
 

@@ -19,6 +19,16 @@ enum PurgatoryImplementation {
             return new OurPurgatory(outcomes, true);
         }
     },
+    /**
+     * {@code io.purgatory.Waiters}, the future form: {@code waitFor(partition, offset, timeout)} with a
+     * callback, and {@code advance(partition)}; position watches underneath. HWM mode only.
+     */
+    WAITERS_FUTURE("ours-future") {
+        @Override
+        PurgatoryUnderTest open(Outcomes outcomes) {
+            return new OurWaiters(outcomes);
+        }
+    },
     /** Kafka 4.4.0's {@code org.apache.kafka.server.purgatory.DelayedOperationPurgatory}. */
     KAFKA("kafka") {
         @Override

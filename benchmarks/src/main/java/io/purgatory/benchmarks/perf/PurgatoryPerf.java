@@ -134,7 +134,8 @@ public final class PurgatoryPerf implements Callable<Integer> {
     private Path csv;
 
     @Option(names = "--purgatories", split = ",", paramLabel = "<purgatory>",
-            description = "Which purgatories to run, in order: OURS, KAFKA, and in HWM mode OURS_POSITIONS. "
+            description = "Which purgatories to run, in order: OURS, KAFKA, and in HWM mode OURS_POSITIONS and "
+                    + "WAITERS_FUTURE (Waiters' future form on position watches). "
                     + "Default: OURS,KAFKA; in HWM mode OURS_POSITIONS,OURS,KAFKA.")
     private List<PurgatoryImplementation> purgatories;
 
@@ -248,9 +249,11 @@ public final class PurgatoryPerf implements Callable<Integer> {
                             PurgatoryImplementation.KAFKA)
                     : List.of(PurgatoryImplementation.OURS, PurgatoryImplementation.KAFKA);
         }
-        if (mode != Mode.HWM && purgatories.contains(PurgatoryImplementation.OURS_POSITIONS)) {
-            throw new ParameterException(spec.commandLine(),
-                    "OURS_POSITIONS runs in HWM mode only: the other modes' requests watch keys, not positions");
+        for (PurgatoryImplementation positionsOnly : List.of(PurgatoryImplementation.OURS_POSITIONS, PurgatoryImplementation.WAITERS_FUTURE)) {
+            if (mode != Mode.HWM && purgatories.contains(positionsOnly)) {
+                throw new ParameterException(spec.commandLine(),
+                        positionsOnly + " runs in HWM mode only: the other modes' requests watch keys, not positions");
+            }
         }
         return purgatories;
     }

@@ -75,6 +75,13 @@ final class Reports {
             table.row("CPU per request, ours-positions/kafka",
                     r -> r.get(positions).processCpuPerRequest() / r.get(kafka).processCpuPerRequest(), Figures::ratio);
         }
+        int future = implementations.indexOf(PurgatoryImplementation.WAITERS_FUTURE);
+        if (future >= 0 && positions >= 0) {
+            table.row("requests/s, ours-future/ours-positions",
+                    r -> r.get(future).achievedRate() / r.get(positions).achievedRate(), Figures::ratio);
+            table.row("CPU per request, ours-future/ours-positions",
+                    r -> r.get(future).processCpuPerRequest() / r.get(positions).processCpuPerRequest(), Figures::ratio);
+        }
         return table;
     }
 

@@ -157,6 +157,42 @@ public final class BrokerConfig {
     @Range(min = 1)
     private int maxGroups;
 
+    @Option(names = "--max-message-bytes", paramLabel = "BYTES", defaultValue = "1048588",
+            description = "The largest record batch a produce may append (Kafka's message.max.bytes; a topic's max.message.bytes"
+                    + " overrides it, and kafka-configs changes either while the broker runs); a larger one gets MESSAGE_TOO_LARGE."
+                    + " Default: ${DEFAULT-VALUE}.")
+    @Range(min = 0)
+    private int maxMessageBytes;
+
+    @Option(names = "--num-partitions", paramLabel = "N", defaultValue = "1",
+            description = "Partitions of a topic created without a count (kafka-topics --create without --partitions, and"
+                    + " auto-created topics; Kafka's num.partitions). Default: ${DEFAULT-VALUE}.")
+    @Range(min = 1)
+    private int numPartitions;
+
+    @Option(names = "--auto-create-topics", defaultValue = "false",
+            description = "Create a topic when a client's metadata request names it and allows it (Kafka's"
+                    + " auto.create.topics.enable). Off by default: create topics with kafka-topics --create. Default: ${DEFAULT-VALUE}.")
+    private boolean autoCreateTopics;
+
+    @Option(names = "--max-partitions", paramLabel = "N", defaultValue = "10000",
+            description = "Partitions the broker holds in all topics together; a create past it gets POLICY_VIOLATION, and a fetch"
+                    + " naming more partitions INVALID_REQUEST. Default: ${DEFAULT-VALUE}.")
+    @Range(min = 1)
+    private int maxPartitions;
+
+    @Option(names = "--max-partitions-per-request", paramLabel = "N", defaultValue = "10000",
+            description = "Partitions one CreateTopics or CreatePartitions request may add; more gets POLICY_VIOLATION"
+                    + " (\"Excessively large number of partitions per request.\", as from Kafka's controller). Default: ${DEFAULT-VALUE}.")
+    @Range(min = 1)
+    private int maxPartitionsPerRequest;
+
+    @Option(names = "--max-topics-per-request", paramLabel = "N", defaultValue = "1000",
+            description = "Topics one CreateTopics, CreatePartitions or DeleteTopics request may name, and a metadata request may"
+                    + " auto-create; more gets POLICY_VIOLATION. Default: ${DEFAULT-VALUE}.")
+    @Range(min = 1)
+    private int maxTopicsPerRequest;
+
     /** For picocli, which fills the fields; others start from {@link #builder()}. */
     private BrokerConfig() {
     }
@@ -194,6 +230,8 @@ public final class BrokerConfig {
         require(minInsyncReplicas <= followers + 1, "--replicas " + followers + " leaves " + (followers + 1)
                 + " replica(s) with the leader, fewer than --min-insync-replicas " + minInsyncReplicas
                 + ": lower --min-insync-replicas or raise --replicas");
+        int configured = topics.stream().mapToInt(TopicSpec::partitions).sum();
+        require(configured <= maxPartitions, "--max-partitions " + maxPartitions + " is below the " + configured + " partitions of the --topic options");
         return this;
     }
 
@@ -313,6 +351,36 @@ public final class BrokerConfig {
     /** Groups the coordinator holds at most. */
     public int maxGroups() {
         return maxGroups;
+    }
+
+    /** The largest record batch a produce may append (message.max.bytes), unless a topic sets max.message.bytes. */
+    public int maxMessageBytes() {
+        return maxMessageBytes;
+    }
+
+    /** Partitions of a topic created without a count (num.partitions). */
+    public int numPartitions() {
+        return numPartitions;
+    }
+
+    /** Whether a metadata request that allows it creates the unknown topics it names (auto.create.topics.enable). */
+    public boolean autoCreateTopics() {
+        return autoCreateTopics;
+    }
+
+    /** Partitions the broker may hold in all. */
+    public int maxPartitions() {
+        return maxPartitions;
+    }
+
+    /** Partitions one CreateTopics or CreatePartitions request may add. */
+    public int maxPartitionsPerRequest() {
+        return maxPartitionsPerRequest;
+    }
+
+    /** Topics one CreateTopics, CreatePartitions or DeleteTopics request may name. */
+    public int maxTopicsPerRequest() {
+        return maxTopicsPerRequest;
     }
 
     /**
@@ -445,6 +513,16 @@ public final class BrokerConfig {
          *
          * @throws IllegalArgumentException naming the setting(s) at fault
          */
+        public Builder autoCreateTopics(boolean autoCreateTopics) {
+            config().autoCreateTopics = autoCreateTopics;
+            return this;
+        }
+
+        public Builder maxPartitions(int maxPartitions) {
+            config().maxPartitions = maxPartitions;
+            return this;
+        }
+
         public BrokerConfig build() {
             BrokerConfig built = config().validate();
             config = null;

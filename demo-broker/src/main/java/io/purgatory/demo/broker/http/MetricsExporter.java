@@ -211,6 +211,16 @@ public final class MetricsExporter {
                 .labelNames("topic", "partition")
                 .callback(cb -> replicaManager.partitionStates().forEach(p ->
                         cb.call(p.highWatermark(), p.topic(), String.valueOf(p.partition())))).register(registry);
+        GaugeWithCallback.builder().name("demo_broker_log_start_offset")
+                .help("Log start offset of each partition's leader: retention and DeleteRecords move it; fetching below it gets OFFSET_OUT_OF_RANGE")
+                .labelNames("topic", "partition")
+                .callback(cb -> replicaManager.partitionStates().forEach(p ->
+                        cb.call(p.logStartOffset(), p.topic(), String.valueOf(p.partition())))).register(registry);
+        GaugeWithCallback.builder().name("demo_broker_low_watermark")
+                .help("Low watermark of each partition: the smallest log start offset in its ISR (a DeleteRecords waits for it)")
+                .labelNames("topic", "partition")
+                .callback(cb -> replicaManager.partitionStates().forEach(p ->
+                        cb.call(p.lowWatermark(), p.topic(), String.valueOf(p.partition())))).register(registry);
         GaugeWithCallback.builder().name("demo_broker_isr_size")
                 .help("How many replicas of each partition are in its ISR, leader included")
                 .labelNames("topic", "partition")

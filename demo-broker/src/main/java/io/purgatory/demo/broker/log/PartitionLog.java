@@ -18,7 +18,13 @@ import org.apache.kafka.common.record.internal.MutableRecordBatch;
  * metadata reports), and drops the oldest batches while the log holds more than
  * {@code retentionBytes}, moving the log start offset. The newest batch always stays, so the log
  * holds at most {@code retentionBytes} plus one batch (a batch is bounded by the request frame
- * limit), whatever clients send.
+ * limit), whatever clients send. {@code retentionBytes} may change at runtime
+ * ({@link #setRetentionBytes}, a topic's {@code retention.bytes}); the log is trimmed at once.
+ *
+ * <p>{@link #deleteRecordsBefore} moves the log start offset to any offset up to the log end (a
+ * {@code DeleteRecords} request), as Kafka's {@code maybeIncrementLogStartOffset}: the log start
+ * offset may then lie inside a batch, which stays until the log start passes its end; reads and
+ * lookups see nothing below the log start offset.
  *
  * <p>Reads take whole batches: a read from offset {@code o} starts with the batch containing
  * {@code o} (clients skip the records before their fetch offset, as with Kafka), and a byte count
@@ -33,7 +39,7 @@ public final class PartitionLog {
     /** The leader epoch of every batch this log holds: the one metadata reports. */
     public static final int LEADER_EPOCH = 0;
 
-    private final long retentionBytes;
+    private long retentionBytes;
     private final NavigableMap<Long, MutableRecordBatch> batches = new TreeMap<>();
     private long sizeInBytes;
     private long logStartOffset;
@@ -63,12 +69,49 @@ public final class PartitionLog {
             sizeInBytes += batch.sizeInBytes();
             logEndOffset = batch.lastOffset() + 1;
         }
+        enforceRetention();
+        return base;
+    }
+
+    /** Sets {@code retention.bytes} and drops the oldest batches beyond it now. */
+    public void setRetentionBytes(long retentionBytes) {
+        this.retentionBytes = retentionBytes;
+        enforceRetention();
+    }
+
+    private void enforceRetention() {
         while (sizeInBytes > retentionBytes && batches.size() > 1) {
             MutableRecordBatch dropped = batches.pollFirstEntry().getValue();
             sizeInBytes -= dropped.sizeInBytes();
-            logStartOffset = batches.firstKey();
+            logStartOffset = Math.max(logStartOffset, batches.firstKey());
         }
-        return base;
+    }
+
+    /**
+     * Moves the log start offset up to {@code offset} (never back) and drops the batches that end
+     * below it.
+     *
+     * @param offset at most the log end offset
+     * @return whether the log start offset moved
+     */
+    public boolean deleteRecordsBefore(long offset) {
+        if (offset > logEndOffset) {
+            throw new IllegalArgumentException("offset " + offset + " is past the log end offset " + logEndOffset);
+        }
+        if (offset <= logStartOffset) {
+            return false;
+        }
+        logStartOffset = offset;
+        while (!batches.isEmpty() && batches.firstEntry().getValue().lastOffset() < offset) {
+            sizeInBytes -= batches.pollFirstEntry().getValue().sizeInBytes();
+        }
+        return true;
+    }
+
+    /** Drops every batch (the partition is deleted); the offsets stay as they were. */
+    public void clear() {
+        batches.clear();
+        sizeInBytes = 0;
     }
 
     public long logStartOffset() {
@@ -162,7 +205,7 @@ public final class PartitionLog {
             }
             if (batch.maxTimestamp() >= timestamp) {
                 for (org.apache.kafka.common.record.internal.Record record : batch) {
-                    if (record.timestamp() >= timestamp) {
+                    if (record.timestamp() >= timestamp && record.offset() >= logStartOffset) {
                         return record.offset() < upTo ? new OffsetAndTimestamp(record.offset(), record.timestamp()) : null;
                     }
                 }

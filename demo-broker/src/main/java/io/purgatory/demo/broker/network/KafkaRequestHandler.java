@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * request this broker speaks (bad header, unknown or unsupported API or version, a body that does
  * not parse) closes this connection with a log line, as a Kafka broker does; other connections
  * are not affected. So does a produce listing more than {@link ProduceTopicLimit#MAX_TOPICS} topic
- * entries, which Kafka would parse at a cost quadratic or worse in the repeats. An {@code ApiVersions} request in a version too new is answered in version 0
+ * entries, which Kafka would parse at a cost quadratic or worse in the repeats, and an admin request
+ * with more entries than {@link RequestEntryLimit} allows, for the same reason. An {@code ApiVersions} request in a version too new is answered in version 0
  * with {@code UNSUPPORTED_VERSION}, so the client can retry with one we know.
  *
  * <p>Back-pressure, like a Kafka broker muting a channel: while {@code maxInFlight} requests of
@@ -178,6 +179,11 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
         }
         if (api == ApiKeys.PRODUCE && ProduceTopicLimit.declaredTopics(buffer, header.apiVersion()) > ProduceTopicLimit.MAX_TOPICS) {
             close("produce v" + header.apiVersion() + " lists more than " + ProduceTopicLimit.MAX_TOPICS + " topic entries");
+            return;
+        }
+        String excess = RequestEntryLimit.excess(api, header.apiVersion(), buffer);
+        if (excess != null) {
+            close(excess);
             return;
         }
         final AbstractRequest request;

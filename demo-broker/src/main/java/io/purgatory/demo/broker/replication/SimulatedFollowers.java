@@ -3,10 +3,9 @@ package io.purgatory.demo.broker.replication;
 import io.purgatory.demo.broker.cluster.Partition;
 import io.purgatory.demo.broker.config.BrokerConfig;
 import java.util.ArrayList;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
@@ -37,22 +36,30 @@ import org.slf4j.LoggerFactory;
  * and back into the ISR (on an idle partition too). Every {@code replicaLagTimeMaxMs / 2} the ISR
  * of each partition is checked, as Kafka's {@code isr-expiration} task does.
  *
+ * <p>A fetch also carries the leader's log start offset (as Kafka's fetch response does): the
+ * follower moves its own log start offset there when the fetch lands. A {@code DeleteRecords} that
+ * moves the leader's log start offset issues a fetch ({@link #onLogStartMoved}), as an append does.
+ *
  * <p>A fetch that moves a partition's high watermark is reported to
- * {@link Listener#highWatermarkMoved}, and a follower leaving or rejoining the ISR to
+ * {@link Listener#highWatermarkMoved}, one that moves its low watermark to
+ * {@link Listener#lowWatermarkMoved}, and a follower leaving or rejoining the ISR to
  * {@link Listener#isrChanged}, on the scheduler's thread, with no partition lock held.
+ *
+ * <p>Partitions come and go at runtime ({@link #addPartitions}, {@link #removePartitions}, as
+ * topics are created and deleted); a partition has as many followers as its replication factor
+ * less one, at most {@link #count()}. A fetch of a removed partition is dropped when it lands.
  *
  * <p>Thread-safe. The stalled flags and the mean lags are atomic arrays (index {@code replicaId - 1});
  * each follower's in-flight flag for a partition is an {@link AtomicBoolean}, set by whoever issues
- * its fetch and cleared by the fetch when no next one follows; the fetchers map is built in the
- * constructor and never changes. Fetches, ISR checks and the stall cycle run on the
- * {@link Scheduler}'s one thread ({@code replica-fetcher} in the broker); partition state is
- * guarded by each {@link Partition}.
+ * its fetch and cleared by the fetch when no next one follows; the fetchers map is a
+ * {@link ConcurrentHashMap} (its values never change once put). Fetches, ISR checks and the stall
+ * cycle run on the {@link Scheduler}'s one thread ({@code replica-fetcher} in the broker);
+ * partition state is guarded by each {@link Partition}.
  */
 public final class SimulatedFollowers implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SimulatedFollowers.class);
 
-    private final List<Partition> partitions;
-    private final Map<Partition, List<FollowerFetcher>> fetchers;
+    private final ConcurrentHashMap<Partition, List<FollowerFetcher>> fetchers = new ConcurrentHashMap<>();
     private final int followers;
     private final AtomicLongArray meanLagMs; // per follower, index replicaId - 1; starts at the configured lag
     private final long jitterMs;
@@ -67,6 +74,9 @@ public final class SimulatedFollowers implements AutoCloseable {
 
         /** A follower left or rejoined the partition's ISR. */
         void isrChanged(Partition partition);
+
+        /** A follower fetch moved the partition's low watermark (the smallest log start offset in the ISR) to {@code lowWatermark}. */
+        void lowWatermarkMoved(Partition partition, long lowWatermark);
     }
 
     /**
@@ -92,7 +102,6 @@ public final class SimulatedFollowers implements AutoCloseable {
     }
 
     public SimulatedFollowers(BrokerConfig config, List<Partition> partitions, Listener listener, Scheduler scheduler) {
-        this.partitions = List.copyOf(partitions);
         this.followers = config.followers();
         this.meanLagMs = new AtomicLongArray(followers);
         for (int i = 0; i < followers; i++) {
@@ -102,24 +111,48 @@ public final class SimulatedFollowers implements AutoCloseable {
         this.listener = listener;
         this.stalled = new AtomicIntegerArray(followers);
         this.scheduler = scheduler;
-        Map<Partition, List<FollowerFetcher>> byPartition = new IdentityHashMap<>();
-        for (Partition partition : this.partitions) {
-            List<FollowerFetcher> perFollower = new ArrayList<>(followers);
-            for (int replicaId = 1; replicaId <= followers; replicaId++) {
-                perFollower.add(new FollowerFetcher(partition, replicaId));
-            }
-            byPartition.put(partition, List.copyOf(perFollower));
-        }
-        this.fetchers = byPartition;
+        addPartitions(partitions);
 
         long isrCheckMs = Math.max(1, config.replicaLagTimeMaxMs() / 2);
         scheduler.scheduleAtFixedRate(this::checkIsr, isrCheckMs, isrCheckMs);
         scheduleStalls(config.stalledReplicas(), config.stallMs(), config.healthyMs(), config.stallAfterMs());
     }
 
+    /**
+     * Starts following new partitions (a topic created, or partitions added to one).
+     *
+     * @throws IllegalArgumentException if a partition has more followers than {@link #count()}
+     */
+    public void addPartitions(List<Partition> partitions) {
+        for (Partition partition : partitions) {
+            if (partition.followers() > followers) {
+                throw new IllegalArgumentException(partition + " has " + partition.followers() + " followers, more than the " + followers + " simulated");
+            }
+            List<FollowerFetcher> perFollower = new ArrayList<>(partition.followers());
+            for (int replicaId = 1; replicaId <= partition.followers(); replicaId++) {
+                perFollower.add(new FollowerFetcher(partition, replicaId));
+            }
+            fetchers.put(partition, List.copyOf(perFollower));
+        }
+    }
+
+    /** Stops following partitions (their topic was deleted): fetches in flight are dropped when they land. */
+    public void removePartitions(List<Partition> partitions) {
+        partitions.forEach(fetchers::remove);
+    }
+
     /** The leader of {@code partition} appended: each follower that is not stalled and has no fetch in flight issues one. */
     public void onAppend(Partition partition) {
-        for (FollowerFetcher fetcher : fetchers.get(partition)) {
+        issueFetches(partition);
+    }
+
+    /** The leader of {@code partition} moved its log start offset ({@code DeleteRecords}): the followers fetch to learn it. */
+    public void onLogStartMoved(Partition partition) {
+        issueFetches(partition);
+    }
+
+    private void issueFetches(Partition partition) {
+        for (FollowerFetcher fetcher : fetchers.getOrDefault(partition, List.of())) {
             if (!isStalled(fetcher.replicaId)) {
                 fetcher.issueUnlessInFlight();
             }
@@ -139,8 +172,10 @@ public final class SimulatedFollowers implements AutoCloseable {
         checkReplicaId(replicaId);
         if (stalled.compareAndSet(replicaId - 1, 1, 0)) {
             LOG.info("replica {} resumes fetching", replicaId);
-            for (Partition partition : partitions) {
-                fetchers.get(partition).get(replicaId - 1).issueUnlessInFlight();
+            for (List<FollowerFetcher> perFollower : fetchers.values()) {
+                if (replicaId <= perFollower.size()) {
+                    perFollower.get(replicaId - 1).issueUnlessInFlight();
+                }
             }
         }
     }
@@ -196,33 +231,47 @@ public final class SimulatedFollowers implements AutoCloseable {
 
         /** Issues a fetch of everything the leader has now; the caller has set {@code inFlight}. */
         private void issue() {
-            long endOffset = partition.leaderEndOffset();
+            Partition.LeaderOffsets offsets = partition.leaderOffsets();
             long issuedAtMs = scheduler.nowMs();
-            scheduler.schedule(() -> land(endOffset, issuedAtMs), sampleLagMs(replicaId));
+            scheduler.schedule(() -> land(offsets, issuedAtMs), sampleLagMs(replicaId));
         }
 
-        private void land(long endOffset, long issuedAtMs) {
+        private void land(Partition.LeaderOffsets fetched, long issuedAtMs) {
+            if (!fetchers.containsKey(partition)) {
+                inFlight.set(false); // the partition was deleted
+                return;
+            }
             boolean wasStalled = isStalled(replicaId);
             if (!wasStalled) {
-                report(partition.onFollowerFetch(replicaId, endOffset, issuedAtMs));
-                if (partition.leaderEndOffset() > endOffset) {
+                report(partition.onFollowerFetch(replicaId, fetched.logEndOffset(), fetched.logStartOffset(), issuedAtMs));
+                if (leaderMovedSince(fetched)) {
                     issue(); // still in flight: the next fetch follows at once
                     return;
                 }
             }
             inFlight.set(false);
-            // an append or a resume that found this fetch in flight left the next fetch to it
-            if (!isStalled(replicaId) && (wasStalled || partition.leaderEndOffset() > endOffset)) {
+            // an append, a log start move or a resume that found this fetch in flight left the next fetch to it
+            if (!isStalled(replicaId) && (wasStalled || leaderMovedSince(fetched))) {
                 issueUnlessInFlight();
             }
+        }
+
+        private boolean leaderMovedSince(Partition.LeaderOffsets fetched) {
+            Partition.LeaderOffsets now = partition.leaderOffsets();
+            return now.logEndOffset() > fetched.logEndOffset() || now.logStartOffset() > fetched.logStartOffset();
         }
 
         private void report(Partition.FetchResult result) {
             if (result.rejoinedIsr()) {
                 LOG.info("replica {} caught up and rejoined the ISR of {}: ISR {}", replicaId, partition, partition.isr());
                 listener.isrChanged(partition);
-            } else if (result.highWatermarkMoved()) {
+                return;
+            }
+            if (result.highWatermarkMoved()) {
                 listener.highWatermarkMoved(partition, result.highWatermark());
+            }
+            if (result.lowWatermarkMoved()) {
+                listener.lowWatermarkMoved(partition, result.lowWatermark());
             }
         }
     }
@@ -247,7 +296,7 @@ public final class SimulatedFollowers implements AutoCloseable {
 
     private void checkIsr() {
         long nowMs = scheduler.nowMs();
-        for (Partition partition : partitions) {
+        for (Partition partition : fetchers.keySet()) {
             if (partition.maybeShrinkIsr(nowMs)) {
                 LOG.info("ISR of {} shrank to {}", partition, partition.isr());
                 listener.isrChanged(partition);

@@ -12,7 +12,8 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  * A fetch waiting, as in Kafka's {@code DelayedFetch}, until its partitions hold at least
  * {@code minBytes} of committed data (below each partition's high watermark) from its fetch
  * offsets, or until {@code max.wait.ms} passes; then it reads whatever is there (possibly nothing)
- * and answers. A partition that can no longer be read at its offset (the log start moved past it)
+ * and answers. A partition that can no longer be read at its offset (the log start moved past it:
+ * {@code OFFSET_OUT_OF_RANGE}) or at all (its topic was deleted: {@code UNKNOWN_TOPIC_OR_PARTITION})
  * completes it at once, so the client hears the error.
  *
  * <p>It watches in one of two forms (see {@link ReplicaManager#fetchMessages}): a one-partition
@@ -116,7 +117,7 @@ public final class DelayedFetch extends DelayedOperation {
                 return completeNow();
             }
             long available = fetch.partition().read((log, highWatermark) ->
-                    log.inRange(fetch.fetchOffset()) ? log.bytesAvailable(fetch.fetchOffset(), highWatermark, fetch.maxBytes()) : -1);
+                    log.inRange(fetch.fetchOffset()) ? log.bytesAvailable(fetch.fetchOffset(), highWatermark, fetch.maxBytes()) : -1, -1L);
             if (available < 0) {
                 return completeNow();
             }
@@ -145,7 +146,8 @@ public final class DelayedFetch extends DelayedOperation {
      * Reads each partition, in order, below its high watermark: at most each partition's
      * {@code maxBytes} and {@code maxBytes} in all, except that the first batch found is returned
      * whole (Kafka's {@code minOneMessage}), so a batch bigger than the limits cannot stall a
-     * consumer. An offset outside the log gets {@link Errors#OFFSET_OUT_OF_RANGE}.
+     * consumer. An offset outside the log gets {@link Errors#OFFSET_OUT_OF_RANGE}, a deleted
+     * partition {@link Errors#UNKNOWN_TOPIC_OR_PARTITION}.
      */
     static List<PartitionRead> read(List<PartitionFetch> partitions, int maxBytes) {
         List<PartitionRead> reads = new ArrayList<>(partitions.size());
@@ -160,7 +162,7 @@ public final class DelayedFetch extends DelayedOperation {
             PartitionRead read = fetch.partition().read((log, highWatermark) -> log.inRange(fetch.fetchOffset())
                     ? new PartitionRead(Errors.NONE, highWatermark, log.logStartOffset(),
                             log.read(fetch.fetchOffset(), highWatermark, limit, firstBatchAnyway))
-                    : PartitionRead.failed(Errors.OFFSET_OUT_OF_RANGE));
+                    : PartitionRead.failed(Errors.OFFSET_OUT_OF_RANGE), PartitionRead.failed(Errors.UNKNOWN_TOPIC_OR_PARTITION));
             remaining -= read.records().sizeInBytes();
             reads.add(read);
         }

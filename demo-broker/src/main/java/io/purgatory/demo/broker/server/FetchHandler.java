@@ -43,9 +43,10 @@ import org.apache.kafka.common.requests.FetchResponse;
  * sessionless fetch with an epoch other than 0 (new session) or -1 (no session)
  * {@code INVALID_FETCH_SESSION_EPOCH}, as Kafka's session cache does.
  *
- * <p>A fetch naming more partitions than the broker serves is refused with
- * {@code INVALID_REQUEST} (no partitions) and never parks, so one request cannot make the broker
- * watch millions of partitions; parked fetches hold no record data.
+ * <p>A fetch naming more partitions than the broker may hold ({@link
+ * io.purgatory.demo.broker.config.BrokerConfig#maxPartitions()}: topics come and go, the limit
+ * stays) is refused with {@code INVALID_REQUEST} (no partitions) and never parks, so one request
+ * cannot make the broker watch millions of partitions; parked fetches hold no record data.
  *
  * <p>Each response sent is counted in {@link BrokerStats} by its {@link FetchOutcome}.
  *
@@ -57,12 +58,10 @@ public final class FetchHandler {
 
     private final ReplicaManager replicaManager;
     private final BrokerStats stats;
-    private final int partitionCount;
 
     FetchHandler(ReplicaManager replicaManager, BrokerStats stats) {
         this.replicaManager = replicaManager;
         this.stats = stats;
-        this.partitionCount = replicaManager.topics().stream().mapToInt(topic -> topic.partitions().size()).sum();
     }
 
     void handle(FetchRequest request, Responder responder) {
@@ -80,7 +79,7 @@ public final class FetchHandler {
         for (FetchTopic topic : data.topics()) {
             requested += topic.partitions().size();
         }
-        if (requested > partitionCount) {
+        if (requested > replicaManager.config().maxPartitions()) {
             refuse(responder, Errors.INVALID_REQUEST);
             return;
         }

@@ -2,15 +2,20 @@ package io.purgatory.demo.broker.server;
 
 import io.purgatory.demo.broker.cluster.Partition;
 import io.purgatory.demo.broker.coordinator.GroupCoordinator;
+import io.purgatory.demo.broker.config.BrokerConfig;
 import io.purgatory.demo.broker.metrics.BrokerStats;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.clients.admin.EndpointType;
 import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.DescribeClusterResponseData;
+import org.apache.kafka.common.message.DescribeClusterResponseData.DescribeClusterBroker;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
 import org.apache.kafka.common.message.MetadataRequestData.MetadataRequestTopic;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseBroker;
@@ -23,6 +28,14 @@ import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.DeleteGroupsRequest;
 import org.apache.kafka.common.requests.DescribeGroupsRequest;
+import org.apache.kafka.common.requests.CreatePartitionsRequest;
+import org.apache.kafka.common.requests.CreateTopicsRequest;
+import org.apache.kafka.common.requests.DeleteRecordsRequest;
+import org.apache.kafka.common.requests.DeleteTopicsRequest;
+import org.apache.kafka.common.requests.DescribeClusterRequest;
+import org.apache.kafka.common.requests.DescribeClusterResponse;
+import org.apache.kafka.common.requests.DescribeConfigsRequest;
+import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FindCoordinatorRequest;
 import org.apache.kafka.common.requests.HeartbeatRequest;
@@ -42,13 +55,19 @@ import org.apache.kafka.common.requests.SyncGroupRequest;
 
 /**
  * Answers the requests the demo broker speaks: {@code ApiVersions}, {@code Metadata},
- * {@code InitProducerId} (so the Java producer's default idempotent mode works: each call gets a
- * fresh producer id; sequence numbers are not checked), and hands the others to their handlers:
- * {@code Produce} ({@link ProduceHandler}), {@code Fetch} ({@link FetchHandler}) and
- * {@code ListOffsets} ({@link ListOffsetsHandler}), and the classic group APIs ({@link GroupApis},
- * in front of the {@link GroupCoordinator}), in every version kafka-clients supports. The new
- * consumer protocol's APIs ({@code ConsumerGroupHeartbeat}, {@code ConsumerGroupDescribe}) are not
- * advertised, so clients use the classic protocol. Topics are never created on demand. A request
+ * {@code DescribeCluster}, {@code InitProducerId} (so the Java producer's default idempotent mode
+ * works: each call gets a fresh producer id; sequence numbers are not checked), and hands the
+ * others to their handlers: {@code Produce} ({@link ProduceHandler}), {@code Fetch}
+ * ({@link FetchHandler}), {@code ListOffsets} ({@link ListOffsetsHandler}), {@code CreateTopics},
+ * {@code CreatePartitions} and {@code DeleteTopics} ({@link TopicAdminHandler}),
+ * {@code DescribeConfigs} and {@code IncrementalAlterConfigs} ({@link ConfigsHandler}) and
+ * {@code DeleteRecords} ({@link DeleteRecordsHandler}), in every version kafka-clients supports.
+ * With {@link BrokerConfig#autoCreateTopics()} on, a {@code Metadata} request that allows it
+ * creates the valid unknown topics it names ({@link BrokerConfig#numPartitions()} partitions, every
+ * replica), at most {@link BrokerConfig#maxTopicsPerRequest()} per request; they are described
+ * ready at once. The classic group APIs go to {@link GroupApis}, in front of the
+ * {@link GroupCoordinator}; the new consumer protocol's APIs ({@code ConsumerGroupHeartbeat},
+ * {@code ConsumerGroupDescribe}) are not advertised, so clients use the classic protocol. A request
  * whose handling or response fails goes to {@link Responder#fail}.
  *
  * <p>Thread-safe: stateless apart from the atomic producer id counter.
@@ -57,7 +76,9 @@ public final class KafkaApis {
     public static final Set<ApiKeys> SUPPORTED = EnumSet.of(ApiKeys.API_VERSIONS, ApiKeys.METADATA, ApiKeys.INIT_PRODUCER_ID, ApiKeys.PRODUCE,
             ApiKeys.FETCH, ApiKeys.LIST_OFFSETS, ApiKeys.FIND_COORDINATOR, ApiKeys.JOIN_GROUP, ApiKeys.SYNC_GROUP, ApiKeys.HEARTBEAT,
             ApiKeys.LEAVE_GROUP, ApiKeys.OFFSET_COMMIT, ApiKeys.OFFSET_FETCH, ApiKeys.LIST_GROUPS, ApiKeys.DESCRIBE_GROUPS,
-            ApiKeys.DELETE_GROUPS, ApiKeys.OFFSET_DELETE);
+            ApiKeys.DELETE_GROUPS, ApiKeys.OFFSET_DELETE,
+            ApiKeys.CREATE_TOPICS, ApiKeys.CREATE_PARTITIONS, ApiKeys.DELETE_TOPICS,
+            ApiKeys.DESCRIBE_CONFIGS, ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.DELETE_RECORDS, ApiKeys.DESCRIBE_CLUSTER);
     static final String CLUSTER_ID = "purgatory-demo-cluster";
 
     private final ReplicaManager replicaManager;
@@ -65,6 +86,9 @@ public final class KafkaApis {
     private final FetchHandler fetchHandler;
     private final ListOffsetsHandler listOffsetsHandler;
     private final GroupApis groupApis;
+    private final TopicAdminHandler topicAdminHandler;
+    private final ConfigsHandler configsHandler;
+    private final DeleteRecordsHandler deleteRecordsHandler;
     private final AtomicLong producerIds = new AtomicLong();
 
     public KafkaApis(ReplicaManager replicaManager, GroupCoordinator coordinator, BrokerStats stats) {
@@ -73,6 +97,9 @@ public final class KafkaApis {
         this.fetchHandler = new FetchHandler(replicaManager, stats);
         this.listOffsetsHandler = new ListOffsetsHandler(replicaManager);
         this.groupApis = new GroupApis(coordinator, replicaManager);
+        this.topicAdminHandler = new TopicAdminHandler(replicaManager);
+        this.configsHandler = new ConfigsHandler(replicaManager);
+        this.deleteRecordsHandler = new DeleteRecordsHandler(replicaManager);
     }
 
     /**
@@ -149,6 +176,27 @@ public final class KafkaApis {
             case OFFSET_DELETE:
                 responder.send(groupApis.offsetDelete((OffsetDeleteRequest) request));
                 break;
+            case CREATE_TOPICS:
+                responder.send(topicAdminHandler.createTopics((CreateTopicsRequest) request));
+                break;
+            case CREATE_PARTITIONS:
+                responder.send(topicAdminHandler.createPartitions((CreatePartitionsRequest) request));
+                break;
+            case DELETE_TOPICS:
+                responder.send(topicAdminHandler.deleteTopics((DeleteTopicsRequest) request));
+                break;
+            case DESCRIBE_CONFIGS:
+                responder.send(configsHandler.describeConfigs((DescribeConfigsRequest) request));
+                break;
+            case INCREMENTAL_ALTER_CONFIGS:
+                responder.send(configsHandler.incrementalAlterConfigs((IncrementalAlterConfigsRequest) request));
+                break;
+            case DELETE_RECORDS:
+                deleteRecordsHandler.handle((DeleteRecordsRequest) request, responder);
+                break;
+            case DESCRIBE_CLUSTER:
+                responder.send(describeCluster((DescribeClusterRequest) request, advertisedHost, advertisedPort));
+                break;
             default:
                 throw new IllegalArgumentException("unsupported API " + header.apiKey());
         }
@@ -163,6 +211,20 @@ public final class KafkaApis {
         return new ApiVersionsResponse(new ApiVersionsResponseData().setErrorCode(error.code()).setApiKeys(versions));
     }
 
+    /** The answer to {@code DescribeCluster}: this broker, which is also the controller; no controller endpoints (Kafka's error). */
+    private static DescribeClusterResponse describeCluster(DescribeClusterRequest request, String host, int port) {
+        DescribeClusterResponseData data = new DescribeClusterResponseData()
+                .setClusterId(CLUSTER_ID)
+                .setControllerId(Partition.LEADER_ID)
+                .setEndpointType(request.data().endpointType());
+        if (request.data().endpointType() != EndpointType.BROKER.id()) {
+            return new DescribeClusterResponse(data.setErrorCode(Errors.UNSUPPORTED_ENDPOINT_TYPE.code())
+                    .setErrorMessage("This broker serves broker endpoints only."));
+        }
+        data.brokers().add(new DescribeClusterBroker().setBrokerId(Partition.LEADER_ID).setHost(host).setPort(port));
+        return new DescribeClusterResponse(data);
+    }
+
     private MetadataResponse metadata(MetadataRequest request, String host, int port) {
         MetadataResponseData data = new MetadataResponseData()
                 .setClusterId(CLUSTER_ID)
@@ -172,8 +234,14 @@ public final class KafkaApis {
         if (requested == null) {
             replicaManager.topics().forEach(topic -> data.topics().add(describe(topic)));
         } else {
+            int autoCreated = 0;
             for (MetadataRequestTopic wanted : requested) {
                 ReplicaManager.Topic topic = wanted.name() != null ? replicaManager.topic(wanted.name()) : replicaManager.topic(wanted.topicId());
+                if (topic == null && autoCreates(request, wanted.name()) && autoCreated++ < replicaManager.config().maxTopicsPerRequest()) {
+                    replicaManager.createTopic(wanted.name(), replicaManager.config().numPartitions(),
+                            (short) (replicaManager.config().followers() + 1), Map.of(), false);
+                    topic = replicaManager.topic(wanted.name());
+                }
                 Errors error = wanted.name() == null ? Errors.UNKNOWN_TOPIC_ID
                         : Topic.isValid(wanted.name()) ? Errors.UNKNOWN_TOPIC_OR_PARTITION : Errors.INVALID_TOPIC_EXCEPTION;
                 data.topics().add(topic != null ? describe(topic) : new MetadataResponseTopic()
@@ -183,6 +251,11 @@ public final class KafkaApis {
             }
         }
         return new MetadataResponse(data, request.version());
+    }
+
+    /** Whether a metadata request creates the unknown topic it names: the broker allows it, the request too, and the name is valid. */
+    private boolean autoCreates(MetadataRequest request, String name) {
+        return replicaManager.config().autoCreateTopics() && request.data().allowAutoTopicCreation() && name != null && Topic.isValid(name);
     }
 
     private static MetadataResponseTopic describe(ReplicaManager.Topic topic) {

@@ -55,7 +55,7 @@ public final class ListOffsetsHandler {
                 Partition partition = topic == null ? null : topic.partition(listPartition.partitionIndex());
                 if (!validIsolation || duplicates.contains(new TopicPartition(listTopic.name(), listPartition.partitionIndex()))) {
                     response.setErrorCode(Errors.INVALID_REQUEST.code());
-                } else if (partition == null) {
+                } else if (partition == null || partition.isDeleted()) {
                     response.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
                 } else {
                     lookUp(partition, listPartition.timestamp(), request.version(), response);

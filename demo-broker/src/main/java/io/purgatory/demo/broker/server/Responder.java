@@ -6,7 +6,7 @@ import org.apache.kafka.common.requests.AbstractResponse;
 /**
  * Where a request's response goes: the network layer gives one to the API handlers for each
  * request, and a handler calls exactly one of {@link #send}, {@link #noResponse} or {@link #fail}
- * for it, now or later from another thread (a parked produce or fetch).
+ * for it, now or later from another thread (a parked produce, fetch or delete-records).
  *
  * <p>Implementations are thread-safe.
  */
@@ -24,7 +24,7 @@ public interface Responder {
     void fail(RuntimeException cause);
 
     /**
-     * The response waits for {@code operation}, a parked produce: if the connection closes
+     * The response waits for {@code operation}, a parked produce or delete-records: if the connection closes
      * first, the responder completes it at once (its response goes nowhere), so the purgatory
      * does not hold it until its timeout. Called on the thread handling the request.
      */

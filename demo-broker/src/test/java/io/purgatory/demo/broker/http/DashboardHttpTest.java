@@ -34,6 +34,14 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.RecordsToDelete;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.message.FetchResponseData.PartitionData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.FetchRequest;
@@ -229,7 +237,8 @@ class DashboardHttpTest {
         Exposition metrics = metrics();
         assertEquals(Set.of("purgatory_operations_completed_total", "purgatory_operations_expired_total",
                 "purgatory_watches_purged_total", "purgatory_delayed_operations", "purgatory_watched_operations",
-                "purgatory_expiry_lateness_seconds", "purgatory_expiry_lateness_max_seconds", "demo_broker_requests_total",
+                "purgatory_expiry_lateness_seconds", "purgatory_expiry_lateness_max_seconds", "demo_broker_log_start_offset",
+                "demo_broker_low_watermark", "demo_broker_requests_total",
                 "demo_broker_response_codes_total", "demo_broker_fetch_responses_total", "demo_broker_connections",
                 "demo_broker_received_bytes_total", "demo_broker_sent_bytes_total", "demo_broker_log_end_offset",
                 "demo_broker_high_watermark", "demo_broker_isr_size", "demo_broker_min_insync_replicas",
@@ -330,7 +339,7 @@ class DashboardHttpTest {
         assertTrue(state.get("timeMs").asLong() > 0);
 
         JsonNode purgatory = state.get("purgatories").get(0);
-        assertEquals(List.of("produce", "fetch", "rebalance", "heartbeat"), names(state.get("purgatories")));
+        assertEquals(List.of("produce", "fetch", "delete-records", "rebalance", "heartbeat"), names(state.get("purgatories")));
         assertEquals(3, purgatory.get("completed").asLong(), purgatory.toString());
         assertEquals(0, purgatory.get("delayed").asLong(), purgatory.toString());
         assertEquals(0, purgatory.get("latenessCount").asLong(), purgatory.toString());
@@ -457,6 +466,51 @@ class DashboardHttpTest {
             assertEquals(false, replica.get("stalled").asBoolean(), lines.get(3));
             assertEquals(1, replica.get("lagMs").asLong(), lines.get(3));
         }
+    }
+
+    @Test
+    void thePartitionTableAndMetricsFollowCreatesDeletesConfigChangesAndDeleteRecords() throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:" + broker.port()))) {
+            admin.createTopics(List.of(new NewTopic("orders", 2, (short) 2))).all().get();
+            JsonNode created = Waits.soon().pollInterval(Duration.ofMillis(50)).until(this::state, s -> s.get("partitions").size() == 4);
+            assertEquals(List.of("demo-0", "demo-1", "orders-0", "orders-1"), partitionNames(created));
+            assertEquals(1, created.get("partitions").get(3).get("followerEndOffsets").size(), "replication factor 2: one follower");
+
+            admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, "orders"), List.of(new AlterConfigOp(
+                    new ConfigEntry("min.insync.replicas", "1"), AlterConfigOp.OpType.SET)))).all().get();
+            try (WireClient client = new WireClient(broker.port())) {
+                DemoBrokerTest.answer(client.send(WireClient.produce("orders", 0, ACKS_ALL, 30_000, 5)));
+            }
+            admin.deleteRecords(Map.of(new TopicPartition("orders", 0), RecordsToDelete.beforeOffset(3))).all().get();
+            JsonNode changed = Waits.soon().pollInterval(Duration.ofMillis(50)).until(this::state,
+                    s -> s.get("partitions").get(2).get("lowWatermark").asLong() == 3);
+            JsonNode orders0 = changed.get("partitions").get(2);
+            assertEquals(1, orders0.get("minInsyncReplicas").asInt(), orders0.toString());
+            assertEquals(3, orders0.get("logStartOffset").asLong(), orders0.toString());
+            Exposition exposition = metrics();
+            assertEquals(3.0, gauge(exposition, "demo_broker_low_watermark", "orders", "0"));
+            assertEquals(1.0, gauge(exposition, "demo_broker_min_insync_replicas", "orders", "0"));
+            assertTrue(exposition.family("purgatory_delayed_operations").samples().stream()
+                    .anyMatch(sample -> "delete-records".equals(sample.labels().get("purgatory"))), "the delete-records purgatory in /metrics");
+
+            admin.deleteTopics(List.of("orders")).all().get();
+            JsonNode deleted = Waits.soon().pollInterval(Duration.ofMillis(50)).until(this::state, s -> s.get("partitions").size() == 2);
+            assertEquals(List.of("demo-0", "demo-1"), partitionNames(deleted));
+            assertTrue(metrics().family("demo_broker_high_watermark").samples().stream()
+                    .noneMatch(sample -> "orders".equals(sample.labels().get("topic"))), "a deleted topic leaves /metrics");
+        }
+    }
+
+    private static List<String> partitionNames(JsonNode state) {
+        List<String> names = new ArrayList<>();
+        state.get("partitions").forEach(p -> names.add(p.get("topic").asText() + "-" + p.get("partition").asInt()));
+        return names;
+    }
+
+    private static double gauge(Exposition exposition, String family, String topic, String partition) {
+        return exposition.family(family).samples().stream()
+                .filter(sample -> topic.equals(sample.labels().get("topic")) && partition.equals(sample.labels().get("partition")))
+                .findFirst().orElseThrow().value();
     }
 
     @Test

@@ -3,9 +3,11 @@ package io.purgatory.demo.broker.replication;
 import io.purgatory.demo.broker.WireClient;
 import io.purgatory.demo.broker.cluster.Partition;
 import io.purgatory.demo.broker.config.BrokerConfig;
+import io.purgatory.demo.broker.log.LogConfig;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -25,6 +27,7 @@ class SimulatedFollowersTest {
     private final Partition p0 = partition(0);
     private final Partition p1 = partition(1);
     private final List<String> heard = new ArrayList<>();
+    private final List<String> lowWatermarks = new ArrayList<>();
     private SimulatedFollowers followers;
 
     @AfterEach
@@ -33,7 +36,7 @@ class SimulatedFollowersTest {
     }
 
     private static Partition partition(int index) {
-        return new Partition(new TopicPartition("demo", index), 2, 2, MAX_LAG_MS, 0, 1 << 20);
+        return new Partition(new TopicPartition("demo", index), 2, new LogConfig(2, 1 << 20, 1 << 20), MAX_LAG_MS, 0);
     }
 
     private void start(BrokerConfig.Builder config) {
@@ -47,6 +50,11 @@ class SimulatedFollowersTest {
                     @Override
                     public void isrChanged(Partition partition) {
                         heard.add("checkAndComplete " + partition);
+                    }
+
+                    @Override
+                    public void lowWatermarkMoved(Partition partition, long lowWatermark) {
+                        lowWatermarks.add(partition + " " + lowWatermark);
                     }
                 }, scheduler);
     }
@@ -78,6 +86,27 @@ class SimulatedFollowersTest {
         assertEquals(103, p0.followerEndOffset(2));
         assertEquals(0, scheduler.oneShotTasks(), "caught up: nothing in flight until the next append");
         assertEquals(List.of("advance demo-0 1", "advance demo-0 103"), heard, "two fetches per follower for 103 appends");
+    }
+
+    @Test
+    void eachFollowerLearnsTheLeadersLogStartOnItsNextFetchAndTheLowWatermarkWaitsForTheLast() {
+        start(BrokerConfig.builder());
+        append(p0, 10);
+        scheduler.runUntil(LAG_MS);
+        assertEquals(10, p0.highWatermark());
+        followers.stall(2);
+
+        assertEquals(Errors.NONE, p0.deleteRecordsBefore(6).error());
+        assertEquals(6, p0.logStartOffset(), "the leader moves its log start at once");
+        followers.onLogStartMoved(p0);
+        scheduler.runUntil(2 * LAG_MS);
+        assertEquals(0, p0.lowWatermark(), "replica 1 fetched, but the stalled replica 2 still holds offset 0");
+        assertEquals(List.of(), lowWatermarks);
+
+        followers.resume(2);
+        scheduler.runUntil(3 * LAG_MS);
+        assertEquals(6, p0.lowWatermark());
+        assertEquals(List.of("demo-0 6"), lowWatermarks, "told once, when the last in-sync replica moved");
     }
 
     @Test

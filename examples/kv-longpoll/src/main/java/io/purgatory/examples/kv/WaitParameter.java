@@ -1,0 +1,35 @@
+package io.purgatory.examples.kv;
+
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Parses Consul's {@code wait} query parameter: a number with a unit, {@code ms}, {@code s},
+ * {@code m} or {@code h} ({@code 30s}, {@code 500ms}, {@code 5m}); a bare number is seconds.
+ * Stateless: thread-safe.
+ */
+final class WaitParameter {
+
+    private static final Pattern FORMAT = Pattern.compile("(\\d{1,9})(ms|s|m|h)?");
+
+    private WaitParameter() {
+    }
+
+    /** The wait, capped at max. @throws IllegalArgumentException if the text is not a wait */
+    static Duration parse(String text, Duration max) {
+        Matcher m = FORMAT.matcher(text);
+        if (!m.matches()) {
+            throw new IllegalArgumentException("wait must be a number with ms, s, m or h: " + text);
+        }
+        long amount = Long.parseLong(m.group(1));
+        String unit = m.group(2) == null ? "s" : m.group(2);
+        Duration wait = switch (unit) {
+            case "ms" -> Duration.ofMillis(amount);
+            case "m" -> Duration.ofMinutes(amount);
+            case "h" -> Duration.ofHours(amount);
+            default -> Duration.ofSeconds(amount);
+        };
+        return wait.compareTo(max) > 0 ? max : wait;
+    }
+}

@@ -1,0 +1,167 @@
+package io.purgatory;
+
+import static io.purgatory.timer.ModelChecking.assertCaught;
+import static io.purgatory.timer.ModelChecking.options;
+import static io.purgatory.timer.ModelChecking.parksInEarnest;
+
+import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
+import org.jetbrains.lincheck.datastructures.Operation;
+import org.jetbrains.lincheck.datastructures.StressOptions;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The lock built into {@link DelayedOperation}, model-checked: two threads take it in every way it
+ * can be taken ({@code tryLock}, {@code lock}, the parking slow path, re-entrantly) and each checks
+ * that it is alone inside. Lincheck explores the interleavings of each scenario and reports an
+ * overlap (an exception in the results), a thread left parked (a deadlock) or a livelock.
+ *
+ * <p>The same scenario runs against {@link DekkerReorderedLock}, a copy of the lock whose
+ * {@code unlock} reads {@code waiter} before it frees {@code owner}; the checker must find the
+ * wake-up that copy loses.
+ */
+@Tag("lincheck")
+class OperationLockLincheckTest {
+
+    /** The three ways to take the lock, and its release. */
+    interface Lock {
+        boolean tryLock();
+
+        /** Spins, yields, then parks. */
+        void lock();
+
+        /** Parks at once: the slow path of {@link #lock()}, which the model checker cannot reach through the spins. */
+        void lockParked();
+
+        void unlock();
+    }
+
+    /** The operations of a scenario, over some {@link Lock}; Lincheck makes one per interleaving. */
+    public abstract static class Scenario {
+        private final Lock lock;
+        /** The thread inside the lock; a plain field, so that Lincheck interleaves its reads and writes. */
+        private Thread holder;
+
+        Scenario(Lock lock) {
+            this.lock = lock;
+        }
+
+        @Operation
+        public void lockUnlock() {
+            lock.lock();
+            inside();
+            lock.unlock();
+        }
+
+        @Operation
+        public void lockParkedUnlock() {
+            lock.lockParked();
+            inside();
+            lock.unlock();
+        }
+
+        @Operation
+        public void tryLockUnlock() {
+            if (lock.tryLock()) {
+                inside();
+                lock.unlock();
+            }
+        }
+
+        /** Takes the lock twice over, and is still alone inside after releasing one hold. */
+        @Operation
+        public void reenter() {
+            lock.lockParked();
+            enter();
+            if (!lock.tryLock()) {
+                throw new AssertionError("the owner could not take its lock again");
+            }
+            lock.unlock();
+            exit();
+            inside();
+            lock.unlock();
+        }
+
+        private void inside() {
+            enter();
+            exit();
+        }
+
+        private void enter() {
+            if (holder != null) {
+                throw new AssertionError("two threads hold the lock: " + holder + " and " + Thread.currentThread());
+            }
+            holder = Thread.currentThread();
+        }
+
+        private void exit() {
+            if (holder != Thread.currentThread()) {
+                throw new AssertionError("another thread entered the lock: " + holder);
+            }
+            holder = null;
+        }
+    }
+
+    /** The scenario over the lock of a {@link DelayedOperation}. */
+    public static class Real extends Scenario {
+        public Real() {
+            super(of(new TestOperation(60_000)));
+        }
+
+        private static Lock of(DelayedOperation op) {
+            return new Lock() {
+                @Override
+                public boolean tryLock() {
+                    return op.tryLock();
+                }
+
+                @Override
+                public void lock() {
+                    op.lock();
+                }
+
+                @Override
+                public void lockParked() {
+                    op.lockParked();
+                }
+
+                @Override
+                public void unlock() {
+                    op.unlock();
+                }
+            };
+        }
+    }
+
+    /** The scenario over the broken copy. */
+    public static class Broken extends Scenario {
+        public Broken() {
+            super(new DekkerReorderedLock());
+        }
+    }
+
+    private static ModelCheckingOptions options2x3() {
+        return options(15, 500, 2, 3)
+                .addGuarantee(parksInEarnest(DelayedOperation.class, "parkForUnlock"))
+                .addGuarantee(parksInEarnest(DekkerReorderedLock.class, "parkForUnlock"));
+    }
+
+    @Test
+    void theLockExcludesAndNeverLosesAWakeUp() {
+        options2x3().check(Real.class);
+    }
+
+    /**
+     * The same scenarios on real threads, real parks and the real memory model (the model checker
+     * assumes sequential consistency, so it takes the volatiles of the Dekker pair on trust).
+     */
+    @Test
+    void theLockHoldsOnRealThreadsToo() {
+        new StressOptions().iterations(5).invocationsPerIteration(500).threads(2).actorsPerThread(3).check(Real.class);
+    }
+
+    @Test
+    void aLockThatReadsTheWaiterBeforeFreeingTheOwnerIsCaught() {
+        assertCaught(options2x3(), Broken.class);
+    }
+}

@@ -1,0 +1,264 @@
+package io.purgatory;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.purgatory.timer.MockTimer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The three forms of {@link Waiters} one case at a time, on a {@link MockTimer}: what each wait
+ * answers, and that a wait that ends, however it ends, leaves nothing in the purgatory.
+ */
+class WaitersTest {
+
+    private static final Duration TIMEOUT = Duration.ofMillis(100);
+
+    private final MockTimer timer = new MockTimer();
+    /** The keys' positions, as the server keeps them. */
+    private final Map<String, Long> positions = new ConcurrentHashMap<>();
+    private final Waiters<String> waiters = new Waiters<>(
+            DelayedOperationPurgatory.builder("WaitersTest").timer(timer).purgeInterval(0).reaperEnabled(false),
+            key -> positions.getOrDefault(key, 0L));
+
+    @AfterEach
+    void close() {
+        waiters.close();
+        timer.close();
+    }
+
+    @Test
+    void aFutureIsReachedWhenAnAdvancePassesItsPosition() {
+        CompletableFuture<WaitOutcome> wait = waiters.waitFor("k", 5, TIMEOUT);
+        positions.put("k", 4L);
+        assertEquals(0, waiters.advance("k"));
+        assertFalse(wait.isDone());
+
+        positions.put("k", 5L);
+        assertEquals(1, waiters.advance("k"));
+
+        assertEquals(WaitOutcome.REACHED, wait.getNow(null));
+        assertNothingLeft();
+    }
+
+    @Test
+    void aPositionAlreadyReachedAnswersAtOnce() {
+        positions.put("k", 7L);
+        assertEquals(WaitOutcome.REACHED, waiters.waitFor("k", 7, TIMEOUT).getNow(null));
+        assertNothingLeft();
+    }
+
+    @Test
+    void aFutureTimesOutAtItsDeadline() {
+        CompletableFuture<WaitOutcome> wait = waiters.waitFor("k", 1, TIMEOUT);
+        timer.advance(TIMEOUT.toMillis() - 1);
+        assertFalse(wait.isDone());
+        timer.advance(1);
+        assertEquals(WaitOutcome.TIMED_OUT, wait.getNow(null));
+        assertNothingLeft();
+    }
+
+    @Test
+    void cancellingTheFutureRemovesTheWaitAtOnceAndItNeverExpires() {
+        CompletableFuture<WaitOutcome> wait = waiters.waitFor("k", 1, TIMEOUT);
+        assertEquals(1, waiters.metrics().delayed());
+        assertEquals(1, timer.size());
+
+        assertTrue(wait.cancel(false));
+
+        assertNothingLeft();
+        assertEquals(0, timer.size(), "its expiry is gone from the timer");
+        timer.advance(TIMEOUT.toMillis());
+        assertEquals(0, waiters.metrics().expired());
+        assertTrue(wait.isCancelled());
+    }
+
+    @Test
+    void completingTheFutureYourselfRemovesTheWaitToo() {
+        CompletableFuture<WaitOutcome> timedOutByCaller = waiters.waitFor("k", 1, TIMEOUT);
+        CompletableFuture<WaitOutcome> answeredByCaller = waiters.waitFor("k", 2, TIMEOUT);
+
+        timedOutByCaller.completeExceptionally(new TimeoutException("the caller's own timeout"));
+        answeredByCaller.complete(WaitOutcome.TIMED_OUT);
+
+        assertNothingLeft();
+        assertEquals(0, timer.size());
+    }
+
+    @Test
+    void aFutureCancelledAfterItWasAnsweredKeepsItsAnswer() {
+        CompletableFuture<WaitOutcome> wait = waiters.waitFor("k", 1, TIMEOUT);
+        positions.put("k", 1L);
+        waiters.advance("k");
+        assertFalse(wait.cancel(false));
+        assertEquals(WaitOutcome.REACHED, wait.getNow(null));
+    }
+
+    @Test
+    void cancellingAKeyAnswersItsWaitsCancelled() {
+        CompletableFuture<WaitOutcome> first = waiters.waitFor("k", 1, TIMEOUT);
+        CompletableFuture<WaitOutcome> second = waiters.waitFor("k", 9, TIMEOUT);
+        CompletableFuture<WaitOutcome> other = waiters.waitFor("other", 1, TIMEOUT);
+
+        assertEquals(2, waiters.cancel("k"));
+
+        assertEquals(WaitOutcome.CANCELLED, first.getNow(null));
+        assertEquals(WaitOutcome.CANCELLED, second.getNow(null));
+        assertFalse(other.isDone());
+        assertEquals(1, waiters.metrics().delayed());
+    }
+
+    @Test
+    void closeAnswersEveryWaitClosedAndLaterWaitsAtOnce() {
+        CompletableFuture<WaitOutcome> future = waiters.waitFor("k", 1, TIMEOUT);
+        CompletableFuture<WaitOutcome> all = waiters.waitForAll(List.of(new CompletableFuture<>()), TIMEOUT);
+
+        waiters.close();
+
+        assertEquals(WaitOutcome.CLOSED, future.getNow(null));
+        assertEquals(WaitOutcome.CLOSED, all.getNow(null));
+        assertEquals(WaitOutcome.CLOSED, waiters.waitFor("k", 1, TIMEOUT).getNow(null));
+        assertEquals(0, waiters.metrics().delayed());
+    }
+
+    @Test
+    void awaitReturnsOnceAnotherThreadAdvances() throws Exception {
+        AtomicReference<WaitOutcome> outcome = new AtomicReference<>();
+        Thread caller = new Thread(() -> outcome.set(awaitQuietly("k", 3, Duration.ofHours(1))));
+        caller.start();
+        await().until(() -> waiters.metrics().delayed() == 1);
+
+        positions.put("k", 3L);
+        waiters.advance("k");
+
+        caller.join();
+        assertEquals(WaitOutcome.REACHED, outcome.get());
+        assertNothingLeft();
+    }
+
+    @Test
+    void awaitTimesOutOnTheTimer() throws Exception {
+        AtomicReference<WaitOutcome> outcome = new AtomicReference<>();
+        Thread caller = new Thread(() -> outcome.set(awaitQuietly("k", 3, TIMEOUT)));
+        caller.start();
+        await().until(() -> waiters.metrics().delayed() == 1);
+
+        timer.advance(TIMEOUT.toMillis());
+
+        caller.join();
+        assertEquals(WaitOutcome.TIMED_OUT, outcome.get());
+    }
+
+    @Test
+    void awaitAnswersAtOnceWhenReachedOrClosed() throws InterruptedException {
+        positions.put("k", 3L);
+        assertEquals(WaitOutcome.REACHED, waiters.await("k", 3, TIMEOUT));
+        waiters.close();
+        assertEquals(WaitOutcome.CLOSED, waiters.await("k", 4, TIMEOUT));
+    }
+
+    @Test
+    void anInterruptedAwaitThrowsAndLeavesNothingBehind() throws Exception {
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Thread caller = new Thread(() -> {
+            try {
+                waiters.await("k", 3, Duration.ofHours(1));
+            } catch (InterruptedException e) {
+                thrown.set(e);
+            }
+        });
+        caller.start();
+        await().until(() -> waiters.metrics().delayed() == 1);
+
+        caller.interrupt();
+
+        caller.join();
+        assertTrue(thrown.get() instanceof InterruptedException);
+        assertNothingLeft();
+        assertEquals(0, timer.size());
+    }
+
+    @Test
+    void anAwaitBegunInterruptedThrowsWithoutWaiting() {
+        Thread.currentThread().interrupt();
+        assertThrows(InterruptedException.class, () -> waiters.await("k", 3, TIMEOUT));
+        assertEquals(0, waiters.metrics().delayed());
+    }
+
+    @Test
+    void waitForAllIsReachedWhenEveryFutureCompletesHoweverItCompletes() {
+        CompletableFuture<String> normal = new CompletableFuture<>();
+        CompletableFuture<String> failing = new CompletableFuture<>();
+        CompletableFuture<String> cancelled = new CompletableFuture<>();
+        CompletableFuture<WaitOutcome> all = waiters.waitForAll(List.of(normal, failing, cancelled), TIMEOUT);
+
+        normal.complete("done");
+        failing.completeExceptionally(new IllegalStateException("failed"));
+        assertFalse(all.isDone());
+        cancelled.cancel(false);
+
+        assertEquals(WaitOutcome.REACHED, all.getNow(null));
+        assertNothingLeft();
+    }
+
+    @Test
+    void waitForAllOfCompletedOrNoFuturesAnswersAtOnce() {
+        assertEquals(WaitOutcome.REACHED, waiters.waitForAll(List.of(), TIMEOUT).getNow(null));
+        assertEquals(WaitOutcome.REACHED,
+                waiters.waitForAll(List.of(CompletableFuture.completedFuture(1)), TIMEOUT).getNow(null));
+        assertNothingLeft();
+    }
+
+    @Test
+    void waitForAllTimesOutAndLeavesTheFuturesAlone() {
+        CompletableFuture<String> slow = new CompletableFuture<>();
+        CompletableFuture<WaitOutcome> all = waiters.waitForAll(List.of(slow, CompletableFuture.completedFuture("x")), TIMEOUT);
+
+        timer.advance(TIMEOUT.toMillis());
+
+        assertEquals(WaitOutcome.TIMED_OUT, all.getNow(null));
+        assertFalse(slow.isDone(), "not cancelled: the caller owns it");
+        slow.complete("late");
+        assertEquals(WaitOutcome.TIMED_OUT, all.getNow(null));
+        assertNothingLeft();
+    }
+
+    @Test
+    void cancellingWaitForAllRemovesItAtOnce() {
+        CompletableFuture<WaitOutcome> all = waiters.waitForAll(List.of(new CompletableFuture<>()), TIMEOUT);
+        all.cancel(true);
+        assertNothingLeft();
+        assertEquals(0, timer.size());
+    }
+
+    @Test
+    void aNegativeTimeoutIsRefused() {
+        assertThrows(IllegalArgumentException.class, () -> waiters.waitFor("k", 1, Duration.ofMillis(-1)));
+        assertEquals(0, waiters.metrics().delayed());
+    }
+
+    private WaitOutcome awaitQuietly(String key, long position, Duration timeout) {
+        try {
+            return waiters.await(key, position, timeout);
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** Neither waiting nor watched: with purgeInterval 0, a completed wait's tombstones are purged at once. */
+    private void assertNothingLeft() {
+        assertEquals(0, waiters.metrics().delayed(), "waits pending");
+        assertEquals(0, waiters.metrics().watched(), "watches linked");
+    }
+}

@@ -1,0 +1,212 @@
+package io.purgatory;
+
+import static io.purgatory.timer.ModelChecking.assertCaught;
+import static io.purgatory.timer.ModelChecking.options;
+import static io.purgatory.timer.ModelChecking.scenario;
+
+import java.util.IdentityHashMap;
+import java.util.Map;
+import org.jetbrains.lincheck.datastructures.IntGen;
+import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
+import org.jetbrains.lincheck.datastructures.Operation;
+import org.jetbrains.lincheck.datastructures.Param;
+import org.jetbrains.lincheck.datastructures.Validate;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The keys form of a {@link WatchList}, model-checked: operations are linked into it (as the
+ * purgatory's offer does: try, link, try again, under the operation's lock), completed from outside,
+ * made ready and checked ({@code tryCompleteWatched}, which compacts a list a quarter dead), and
+ * purged ({@code removeTombstones}), from two threads. Checked in every interleaving: no completed
+ * operation is tried (an exception in the results), and at quiescence ({@link Scenario#validate})
+ * every operation watched and ready has completed (no live watch was lost by a walk or a compaction)
+ * and the list holds exactly the watched operations that have not completed.
+ *
+ * <p>The same scenario runs against {@link InPlaceCompactingWatchList}, a copy that compacts its
+ * array in place instead of copying it: a walker holding the array then skips an entry shifted
+ * under it, and the checker must find that interleaving.
+ */
+@Tag("lincheck")
+class WatchListLincheckTest {
+
+    /** What the scenario needs of a watch list. */
+    interface Watchers {
+        void add(DelayedOperation op);
+
+        /** The operation completed: its entry becomes a tombstone. Under op's lock. */
+        void clear(DelayedOperation op);
+
+        void tryCompleteWatched();
+
+        void removeTombstones();
+
+        /** Every entry, tombstones as null; the list is detached after. */
+        Object[] detach();
+    }
+
+    /** An operation whose condition is a flag; it complains if it is tried once completed. */
+    static final class Flagged extends DelayedOperation {
+        private final Watchers list;
+        volatile boolean ready;
+        /** Set under the lock when the operation is linked into the list. */
+        boolean watched;
+
+        Flagged(Watchers list) {
+            super(60_000);
+            this.list = list;
+        }
+
+        @Override
+        public boolean tryComplete() {
+            if (isCompleted()) {
+                throw new AssertionError("a completed operation was tried");
+            }
+            return ready && forceComplete();
+        }
+
+        @Override
+        public void onComplete() {
+            if (watched) {
+                list.clear(this); // what the purgatory does on completion, under the lock
+            }
+        }
+
+        @Override
+        public void onExpiration() {
+        }
+    }
+
+    @Param(name = "op", gen = IntGen.class, conf = "0:2")
+    public abstract static class Scenario {
+        private final Watchers list;
+        private final Flagged[] ops;
+
+        Scenario(Watchers list) {
+            this.list = list;
+            this.ops = new Flagged[] {new Flagged(list), new Flagged(list), new Flagged(list)};
+        }
+
+        /** The purgatory's offer: try; if not complete, link, try again; all under the lock. */
+        @Operation
+        public void watch(@Param(name = "op") int i) {
+            Flagged op = ops[i];
+            op.lock();
+            try {
+                if (op.watched || op.isCompleted() || op.tryComplete()) {
+                    return;
+                }
+                list.add(op);
+                op.watched = true;
+                op.tryComplete();
+            } finally {
+                op.unlock();
+            }
+            op.retryIfPending();
+        }
+
+        /** The condition of op now holds: the caller announces it to the list. */
+        @Operation
+        public void readyAndCheck(@Param(name = "op") int i) {
+            ops[i].ready = true;
+            list.tryCompleteWatched();
+        }
+
+        /** Completion on another path (a cancellation, an expiry). */
+        @Operation
+        public void complete(@Param(name = "op") int i) {
+            ops[i].forceComplete();
+        }
+
+        @Operation
+        public void purge() {
+            list.removeTombstones();
+        }
+
+        @Validate
+        public void validate() {
+            Map<DelayedOperation, Integer> linked = new IdentityHashMap<>();
+            for (Object entry : list.detach()) {
+                DelayedOperation op = WatchList.operationOf(entry);
+                if (op != null && !op.isCompleted()) {
+                    linked.merge(op, 1, Integer::sum);
+                }
+            }
+            for (int i = 0; i < ops.length; i++) {
+                Flagged op = ops[i];
+                if (op.watched && op.ready && !op.isCompleted()) {
+                    throw new AssertionError("op " + i + " is watched and ready, but was never completed");
+                }
+                int expected = op.watched && !op.isCompleted() ? 1 : 0;
+                if (linked.getOrDefault(op, 0) != expected) {
+                    throw new AssertionError("op " + i + " is linked " + linked.getOrDefault(op, 0) + " times, expected " + expected);
+                }
+            }
+        }
+    }
+
+    /** The scenario over the real {@link WatchList}. */
+    public static class Real extends Scenario {
+        public Real() {
+            super(of(new WatchList(new WatchCounts())));
+        }
+
+        private static Watchers of(WatchList list) {
+            return new Watchers() {
+                @Override
+                public void add(DelayedOperation op) {
+                    list.tryAdd(op, 0);
+                }
+
+                @Override
+                public void clear(DelayedOperation op) {
+                    list.clear(op);
+                }
+
+                @Override
+                public void tryCompleteWatched() {
+                    list.tryCompleteWatched();
+                }
+
+                @Override
+                public void removeTombstones() {
+                    list.removeTombstones();
+                }
+
+                @Override
+                public Object[] detach() {
+                    return list.detach();
+                }
+            };
+        }
+    }
+
+    /** The scenario over the broken copy. */
+    public static class Broken extends Scenario {
+        public Broken() {
+            super(new InPlaceCompactingWatchList());
+        }
+    }
+
+    /**
+     * Random scenarios, and the one that a compaction under a walker needs: a tombstone before a
+     * live operation that one thread makes ready and checks while the other purges.
+     */
+    private static ModelCheckingOptions options2x3(Class<? extends Scenario> test) {
+        return options(15, 500, 2, 3).addCustomScenario(scenario(test)
+                .first("watch", 0).first("watch", 1).first("complete", 0)
+                .thread(0, "readyAndCheck", 1)
+                .thread(1, "purge")
+                .build());
+    }
+
+    @Test
+    void noLiveWatchIsLostAndNoCompletedOperationIsTried() {
+        options2x3(Real.class).check(Real.class);
+    }
+
+    @Test
+    void aListThatCompactsInPlaceUnderAWalkerIsCaught() {
+        assertCaught(options2x3(Broken.class), Broken.class);
+    }
+}

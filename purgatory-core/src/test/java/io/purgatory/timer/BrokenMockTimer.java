@@ -1,0 +1,166 @@
+package io.purgatory.timer;
+
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * A deliberately broken copy of {@link MockTimer}, for the model checks: each {@link Bug} is one
+ * change from the original, and a model check must catch it. Everything else is as in the original.
+ *
+ * <p>Thread-safe as the original claims to be, except for its bug.
+ */
+public final class BrokenMockTimer extends TaskHost implements Timer {
+
+    /** What is broken. */
+    public enum Bug {
+        /**
+         * {@code add} finds the bucket of the task's deadline under the monitor but links the task
+         * after leaving it: an {@code advance} that empties and unmaps that bucket meanwhile orphans
+         * the task, which then never runs.
+         */
+        LINKS_OUTSIDE_MONITOR,
+        /**
+         * {@code advance} checks that a due task is not cancelled, then runs it, without claiming it
+         * (the compare-and-set from SCHEDULED to EXPIRED): a {@code cancel} in between wins too, and
+         * the task both runs and reports itself cancelled.
+         */
+        RUNS_WITHOUT_CLAIM
+    }
+
+    private final Bug bug;
+    private final TreeMap<Long, TaskList> byDeadline = new TreeMap<>();
+    private long now;
+    private int size;
+    private boolean closed;
+
+    public BrokenMockTimer(Bug bug) {
+        this.bug = bug;
+    }
+
+    @Override
+    public synchronized long nowMs() {
+        return now;
+    }
+
+    @Override
+    public void add(TimerTask task) {
+        if (!task.claim(this)) {
+            return;
+        }
+        start(task, deadlineAfter(task.delayMs()));
+    }
+
+    @Override
+    void start(TimerTask task, long deadlineMs) {
+        TaskList bucket;
+        synchronized (this) {
+            if (closed) {
+                task.transition(TimerTask.QUEUED, TimerTask.CANCELLED);
+                throw new IllegalStateException("MockTimer is closed");
+            }
+            if (!task.transition(TimerTask.QUEUED, TimerTask.SCHEDULED)) {
+                return;
+            }
+            task.dueTick = deadlineMs;
+            bucket = byDeadline.computeIfAbsent(deadlineMs, d -> new TaskList());
+            size++;
+            if (bug != Bug.LINKS_OUTSIDE_MONITOR) {
+                bucket.add(task);
+                return;
+            }
+        }
+        bucket.add(task); // the bug: the bucket may have been emptied and unmapped since
+    }
+
+    @Override
+    synchronized void reschedule(TimerTask task, long deadlineMs) {
+        if (closed) {
+            task.transition(TimerTask.FIRING, TimerTask.EXPIRED);
+            return;
+        }
+        if (task.transition(TimerTask.FIRING, TimerTask.SCHEDULED)) {
+            task.dueTick = deadlineMs;
+            byDeadline.computeIfAbsent(deadlineMs, d -> new TaskList()).add(task);
+        }
+    }
+
+    @Override
+    synchronized void finished(TimerTask task) {
+        if (task.transition(TimerTask.FIRING, TimerTask.EXPIRED) && !closed) {
+            size--;
+        }
+    }
+
+    @Override
+    synchronized long deadlineAfter(long delayMs) {
+        return now + Math.min(delayMs, Long.MAX_VALUE - now);
+    }
+
+    @Override
+    long deadlineMsOfTick(long dueTick) {
+        return dueTick;
+    }
+
+    /** As {@link MockTimer#advance}. */
+    public void advance(long ms) {
+        long target;
+        synchronized (this) {
+            target = now + Math.min(ms, Long.MAX_VALUE - now);
+        }
+        while (true) {
+            TimerTask task;
+            synchronized (this) {
+                Map.Entry<Long, TaskList> first = byDeadline.firstEntry();
+                if (first == null || first.getKey() > target) {
+                    now = Math.max(now, target);
+                    return;
+                }
+                now = Math.max(now, first.getKey());
+                task = first.getValue().poll();
+                if (first.getValue().isEmpty()) {
+                    byDeadline.remove(first.getKey());
+                }
+                boolean fired = bug == Bug.RUNS_WITHOUT_CLAIM ? !task.isCancelled() : task.fire();
+                if (!fired || !task.recurs()) {
+                    size--;
+                }
+                if (!fired) {
+                    continue;
+                }
+            }
+            task.run(); // with RUNS_WITHOUT_CLAIM, a cancel may have won since the check above
+        }
+    }
+
+    @Override
+    public synchronized int size() {
+        return size;
+    }
+
+    @Override
+    public synchronized void close() {
+        closed = true;
+        byDeadline.clear();
+        size = 0;
+    }
+
+    @Override
+    synchronized void cancelled(TimerTask task, int previousState) {
+        if (closed) {
+            return;
+        }
+        if (previousState == TimerTask.FIRING) {
+            size--;
+            return;
+        }
+        TaskList list = task.list;
+        if (list == null) {
+            return;
+        }
+        list.remove(task);
+        if (list.isEmpty()) {
+            byDeadline.remove(task.dueTick);
+        }
+        size--;
+    }
+}
