@@ -102,6 +102,7 @@
     $('bytes-out').textContent = byteCount(s.bytesOut);
     renderReplicas(s.replicas);
     renderPartitions(s.partitions);
+    renderGroups(s.groups);
     renderCharts();
   }
 
@@ -403,6 +404,46 @@
       row.appendChild(cell(String(p.minInsyncReplicas), 'num'));
       body.appendChild(row);
     });
+  }
+
+  // one row per member (a group without members gets one row); the group's cells span its rows
+  function renderGroups(groups) {
+    const body = document.querySelector('#groups tbody');
+    body.textContent = '';
+    $('no-groups').hidden = groups.length > 0;
+    groups.forEach((g) => {
+      const members = g.members.length > 0 ? g.members : [null];
+      const offsets = g.offsets.map((o) => o.topic + '-' + o.partition + ' ' + whole(o.committed) + ' · lag ' + whole(o.lag)).join(', ');
+      members.forEach((m, i) => {
+        const row = document.createElement('tr');
+        if (i === 0) {
+          row.appendChild(spanned(cell(g.groupId), members.length));
+          row.appendChild(spanned(cell(g.state, 'group-state-' + g.state), members.length));
+          row.appendChild(spanned(cell(String(g.generation), 'num'), members.length));
+          row.appendChild(spanned(cell(g.protocol || '–'), members.length));
+        }
+        if (m) {
+          const leader = m.memberId === g.leader ? ' (leader)' : '';
+          row.appendChild(cell(m.clientId + ', ' + m.host + leader));
+          row.appendChild(cell(m.assignment.length > 0 ? m.assignment.join(', ') : '–'));
+          const late = m.sinceHeartbeatMs > m.sessionTimeoutMs / 2;
+          row.appendChild(cell(whole(m.sinceHeartbeatMs) + ' / ' + whole(m.sessionTimeoutMs) + ' ms', 'num' + (late ? ' session-late' : '')));
+        } else {
+          row.appendChild(cell('no members'));
+          row.appendChild(cell('–'));
+          row.appendChild(cell('–'));
+        }
+        if (i === 0) {
+          row.appendChild(spanned(cell(offsets || '–', 'offsets'), members.length));
+        }
+        body.appendChild(row);
+      });
+    });
+  }
+
+  function spanned(td, rows) {
+    td.rowSpan = rows;
+    return td;
   }
 
   window.addEventListener('resize', () => {

@@ -40,14 +40,19 @@ import picocli.CommandLine;
         version = "demo-broker 0.1.0",
         description = {
             "A small broker that speaks the Kafka wire protocol (ApiVersions, Metadata, InitProducerId, Produce, Fetch,"
-                + " ListOffsets; no consumer groups), so a Kafka producer, a Kafka consumer with assign(), kcat or"
-                + " demo-client can use it. Records are kept in memory, up to --retention-bytes per partition.",
+                + " ListOffsets, and the classic consumer group APIs), so a Kafka producer, a Kafka consumer (assign() or"
+                + " subscribe() in a group), Kafka's console and group tools, kcat or demo-client can use it. Records are"
+                + " kept in memory, up to --retention-bytes per partition.",
             "Each partition has a leader (this broker, replica 0) and simulated followers. A produce with acks=-1 waits in"
                 + " the 'produce' DelayedOperationPurgatory until every in-sync replica has its records, or answers"
                 + " REQUEST_TIMED_OUT when the request's timeout passes first. acks=1 is answered after the leader append;"
                 + " acks=0 gets no response.",
             "Consumers read below the high watermark (what every in-sync replica has). A fetch whose min.bytes are not"
                 + " there yet waits in the 'fetch' purgatory until the high watermark brings them or max.wait.ms passes.",
+            "Groups: a rebalance waits in the 'rebalance' purgatory (DelayedJoin until every member rejoins, InitialDelayedJoin"
+                + " for a new group, DelayedSync for the SyncGroups), each member's session in the 'heartbeat' purgatory"
+                + " (DelayedHeartbeat: a member that stops heartbeating is removed after its session timeout). Committed"
+                + " offsets are kept in memory: they survive member restarts and the group becoming empty, not a broker restart.",
             ""},
         footer = {"",
             "Examples:",
@@ -121,7 +126,8 @@ public final class BrokerMain implements Callable<Integer> {
         }
         final DashboardServer dashboard;
         try {
-            dashboard = httpPort < 0 ? null : DashboardServer.start(broker.replicaManager(), broker.stats(), httpHost, httpPort);
+            dashboard = httpPort < 0 ? null : DashboardServer.start(broker.replicaManager(), broker.coordinator(), broker.stats(),
+                    httpHost, httpPort);
         } catch (Exception e) {
             broker.close();
             spec.commandLine().getErr().println("demo-broker: cannot serve the dashboard on " + httpHost + ":" + httpPort + ": "

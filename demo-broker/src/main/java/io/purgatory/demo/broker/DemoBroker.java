@@ -1,6 +1,8 @@
 package io.purgatory.demo.broker;
 
 import io.purgatory.demo.broker.config.BrokerConfig;
+import io.purgatory.demo.broker.coordinator.GroupCoordinator;
+import io.purgatory.demo.broker.coordinator.GroupCoordinatorConfig;
 import io.purgatory.demo.broker.metrics.BrokerStats;
 import io.purgatory.demo.broker.network.SocketServer;
 import io.purgatory.demo.broker.replication.SimulatedFollowers;
@@ -16,11 +18,14 @@ import org.slf4j.LoggerFactory;
  * {@link ReplicaManager} whose {@code acks=-1} produces wait in the {@code produce}
  * {@link io.purgatory.DelayedOperationPurgatory} for the {@link SimulatedFollowers}, and whose
  * long-polling fetches wait in the {@code fetch} purgatory for the high watermark to bring them
- * data. What the dashboard and tests read comes from the parts that own it:
- * {@link #replicaManager()} (partitions, purgatories), {@link #followers()} (stall, resume, lag)
- * and {@link #stats()} (the listener's counters).
+ * data; and of a {@link GroupCoordinator} whose rebalances wait in the {@code rebalance} purgatory and
+ * whose member sessions wait in the {@code heartbeat} purgatory. What the dashboard and tests read
+ * comes from the parts that own it: {@link #replicaManager()} (partitions, purgatories),
+ * {@link #coordinator()} (groups, offsets), {@link #followers()} (stall, resume, lag) and
+ * {@link #stats()} (the listener's counters).
  *
- * <p>{@link #close()} loses no request: it stops accepting, answers every parked produce (the
+ * <p>{@link #close()} loses no request: it stops accepting, answers every parked JoinGroup and
+ * SyncGroup with {@code NOT_COORDINATOR} (a Kafka client looks for the coordinator again), every parked produce (the
  * partitions still waiting get {@code NOT_LEADER_OR_FOLLOWER}, as from a Kafka leader that moves
  * away) and every parked fetch (with what is there), then lets each connection write what it owes
  * and closes it ({@link SocketServer#closeConnections()}).
@@ -33,6 +38,7 @@ public final class DemoBroker implements AutoCloseable {
 
     private final BrokerConfig config;
     private final ReplicaManager replicaManager;
+    private final GroupCoordinator coordinator;
     private final BrokerStats stats = new BrokerStats();
     private final SocketServer socketServer;
     private final Object closeLock = new Object();
@@ -41,9 +47,11 @@ public final class DemoBroker implements AutoCloseable {
     private DemoBroker(BrokerConfig config) throws IOException, InterruptedException {
         this.config = config;
         this.replicaManager = new ReplicaManager(config);
+        this.coordinator = new GroupCoordinator(GroupCoordinatorConfig.of(config));
         try {
-            this.socketServer = new SocketServer(config, new KafkaApis(replicaManager, stats), stats);
+            this.socketServer = new SocketServer(config, new KafkaApis(replicaManager, coordinator, stats), stats);
         } catch (IOException | InterruptedException | RuntimeException e) {
+            coordinator.close();
             replicaManager.close();
             throw e;
         }
@@ -77,6 +85,11 @@ public final class DemoBroker implements AutoCloseable {
         return replicaManager;
     }
 
+    /** The group coordinator: groups, members, committed offsets, the rebalance and heartbeat purgatories. */
+    public GroupCoordinator coordinator() {
+        return coordinator;
+    }
+
     /** The simulated follower replicas: stall, resume, lag. */
     public SimulatedFollowers followers() {
         return replicaManager.followers();
@@ -99,6 +112,7 @@ public final class DemoBroker implements AutoCloseable {
         LOG.info("demo broker shutting down: answering {} parked produce and {} parked fetch request(s)",
                 replicaManager.producePurgatoryMetrics().delayed(), replicaManager.fetchPurgatoryMetrics().delayed());
         socketServer.stopAccepting();
+        coordinator.close();
         replicaManager.close();
         socketServer.closeConnections();
         LOG.info("demo broker stopped");

@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Test;
  * Top to bottom: the broker itself ({@code DemoBroker} starts and stops the parts,
  * {@code BrokerMain} is its command line), {@code http} (the dashboard), {@code network} (the
  * Kafka listener: connections, framing, response order, limits), {@code server} (the API
- * dispatcher, one handler per API and the delayed operations they park), {@code replication}
+ * dispatcher, one handler per API and the delayed operations they park), {@code coordinator} (the
+ * classic group coordinator with its rebalance and heartbeat purgatories), {@code replication}
  * (the simulated followers), {@code cluster} (partition and replica state), {@code log} (the
  * in-memory log and record validation), and beside them {@code metrics} (counters) and
  * {@code config} (settings). Each layer uses only the ones below it; Netty stays in the network
@@ -33,6 +34,7 @@ class ArchitectureTest {
                 .layer("Http").definedBy(BROKER + ".http..")
                 .layer("Network").definedBy(BROKER + ".network..")
                 .layer("Server").definedBy(BROKER + ".server..")
+                .layer("Coordinator").definedBy(BROKER + ".coordinator..")
                 .layer("Replication").definedBy(BROKER + ".replication..")
                 .layer("Cluster").definedBy(BROKER + ".cluster..")
                 .layer("Log").definedBy(BROKER + ".log..")
@@ -42,6 +44,7 @@ class ArchitectureTest {
                 .whereLayer("Http").mayOnlyBeAccessedByLayers("Broker")
                 .whereLayer("Network").mayOnlyBeAccessedByLayers("Broker")
                 .whereLayer("Server").mayOnlyBeAccessedByLayers("Broker", "Http", "Network")
+                .whereLayer("Coordinator").mayOnlyBeAccessedByLayers("Broker", "Http", "Server")
                 .whereLayer("Replication").mayOnlyBeAccessedByLayers("Broker", "Http", "Server")
                 .whereLayer("Cluster").mayOnlyBeAccessedByLayers("Broker", "Http", "Server", "Replication")
                 .whereLayer("Log").mayOnlyBeAccessedByLayers("Http", "Server", "Cluster")
@@ -56,7 +59,7 @@ class ArchitectureTest {
 
     @Test
     void nettyStaysInTheNetworkAndDashboardLayers() {
-        noClasses().that().resideInAnyPackage(BROKER + ".server..", BROKER + ".replication..", BROKER + ".cluster..",
+        noClasses().that().resideInAnyPackage(BROKER + ".server..", BROKER + ".coordinator..", BROKER + ".replication..", BROKER + ".cluster..",
                         BROKER + ".log..", BROKER + ".metrics..", BROKER + ".config..")
                 .should().dependOnClassesThat().resideInAPackage("io.netty..")
                 .because("the broker's logic is testable without a socket, as Kafka's KafkaApis and ReplicaManager are")

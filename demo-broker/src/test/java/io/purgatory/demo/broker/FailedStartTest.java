@@ -30,9 +30,9 @@ class FailedStartTest {
         }
         Waits.soon().untilAsserted(() -> assertEquals(threadsBefore, brokerThreads()));
         assertEquals(mbeansBefore, purgatoryMBeans());
-        // and the next broker gets the purgatories' JMX names (produce, fetch and delete-records)
+        // and the next broker gets the purgatories' JMX names (produce, fetch, delete-records, rebalance, heartbeat)
         brokers.get();
-        assertEquals(mbeansBefore.size() + 3, purgatoryMBeans().size());
+        assertEquals(mbeansBefore.size() + 5, purgatoryMBeans().size());
     }
 
     /** The threads a broker starts: event loops, the follower thread, the purgatories' timers and reapers. */
@@ -41,7 +41,7 @@ class FailedStartTest {
                 .filter(Thread::isAlive)
                 .map(t -> t.getName() + "#" + t.getId())
                 .filter(name -> name.startsWith("broker-") || name.startsWith("replica-fetcher") || name.startsWith("produce-") || name.startsWith("fetch-")
-                        || name.startsWith("delete-records-"))
+                        || name.startsWith("delete-records-") || name.startsWith("rebalance-") || name.startsWith("heartbeat-"))
                 .collect(Collectors.toSet());
     }
 

@@ -63,6 +63,7 @@ import picocli.CommandLine;
             "  demo-client --rate 0 --concurrency 50   # as fast as 50 in flight allow",
             "  demo-client --mode both                 # produce and consume: end-to-end latency",
             "  demo-client --mode consume --from earliest --consume-ms 5000",
+            "  demo-client --group g --consumers 3 --crash-after-ms 5000 --consume-ms 30000   # a consumer group; one member crashes",
             "",
             "Exit status:",
             "  0  every request got the broker's answer (acked, timed out, an error code)",
@@ -164,6 +165,21 @@ public final class ClientMain implements Callable<Integer> {
                     + " high watermarks. Default: ${DEFAULT-VALUE}.")
     long drainMs;
 
+    @Option(names = "--group", paramLabel = "NAME",
+            description = "Consume as consumer group NAME for --consume-ms: --consumers real Kafka consumers subscribe to --topic and"
+                    + " print their assignments at each rebalance and the records each read (instead of --mode).")
+    String group;
+
+    @Option(names = "--consumers", paramLabel = "N", defaultValue = "3",
+            description = "--group: how many consumers. Default: ${DEFAULT-VALUE}.")
+    int consumers;
+
+    @Option(names = "--crash-after-ms", paramLabel = "MS", defaultValue = "0",
+            description = "--group: one more member (the client's own protocol code) that stops heartbeating after MS without"
+                    + " leaving, so the broker expires it after its session timeout and the others take over; 0 = none."
+                    + " Default: ${DEFAULT-VALUE}.")
+    long crashAfterMs;
+
     public static void main(String[] args) {
         System.exit(commandLine().execute(args));
     }
@@ -182,6 +198,9 @@ public final class ClientMain implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
+        if (group != null) {
+            return groupConsume(options());
+        }
         if (mode != Mode.produce) {
             return consume(options(), consumeOptions());
         }
@@ -263,6 +282,19 @@ public final class ClientMain implements Callable<Integer> {
             err.flush();
         }
         return run.consumed().disconnect() == null && (run.produced() == null || run.produced().complete()) ? 0 : 1;
+    }
+
+    private int groupConsume(ClientOptions options) throws InterruptedException {
+        require(!group.isEmpty(), "--group must not be empty");
+        require(consumers >= 1, "--consumers must be at least 1, but was " + consumers);
+        require(crashAfterMs >= 0, "--crash-after-ms must be >= 0, but was " + crashAfterMs);
+        require(consumeMs >= 0, "--consume-ms must be >= 0, but was " + consumeMs);
+        try {
+            return GroupConsume.run(options, group, consumers, consumeMs, crashAfterMs, spec.commandLine().getOut());
+        } catch (ClientException e) {
+            spec.commandLine().getErr().println("demo-client: " + e.getMessage());
+            return 1;
+        }
     }
 
     /** The consumer's options, or a {@link ParameterException} naming the bad one. */

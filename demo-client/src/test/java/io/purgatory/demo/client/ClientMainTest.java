@@ -119,7 +119,7 @@ class ClientMainTest {
     @Test
     void anHttpPortIsNotAKafkaBrokerInOneLine() throws Exception {
         broker = brokers.get();
-        try (DashboardServer dashboard = DashboardServer.start(broker.replicaManager(), broker.stats(), "127.0.0.1", 0)) {
+        try (DashboardServer dashboard = DashboardServer.start(broker.replicaManager(), broker.coordinator(), broker.stats(), "127.0.0.1", 0)) {
             Execution run = Execution.of("--bootstrap", "localhost:" + dashboard.port(), "--requests", "1");
 
             assertEquals(1, run.exitCode(), run::toString);

@@ -127,6 +127,36 @@ public final class BrokerConfig {
     @Range(min = 1)
     private long idleTimeoutMs;
 
+    @Option(names = "--group-min-session-timeout-ms", paramLabel = "MS", defaultValue = "6000",
+            description = "A JoinGroup with a shorter session timeout gets INVALID_SESSION_TIMEOUT (Kafka's"
+                    + " group.min.session.timeout.ms). Default: ${DEFAULT-VALUE}.")
+    @Range(min = 1)
+    private int groupMinSessionTimeoutMs;
+
+    @Option(names = "--group-max-session-timeout-ms", paramLabel = "MS", defaultValue = "1800000",
+            description = "A JoinGroup with a longer session timeout gets INVALID_SESSION_TIMEOUT (Kafka's"
+                    + " group.max.session.timeout.ms). Default: ${DEFAULT-VALUE}.")
+    @Range(min = 1)
+    private int groupMaxSessionTimeoutMs;
+
+    @Option(names = "--group-initial-rebalance-delay-ms", paramLabel = "MS", defaultValue = "3000",
+            description = "How long the first rebalance of an empty group waits for more members, again for each"
+                    + " new one within the rebalance timeout (Kafka's group.initial.rebalance.delay.ms). Default: ${DEFAULT-VALUE}.")
+    @Range(min = 0)
+    private int groupInitialRebalanceDelayMs;
+
+    @Option(names = "--group-max-size", paramLabel = "N", defaultValue = "1000",
+            description = "Members a group may have, those asked for a member id included; past N a JoinGroup gets"
+                    + " GROUP_MAX_SIZE_REACHED (Kafka's group.max.size). Default: ${DEFAULT-VALUE}.")
+    @Range(min = 1)
+    private int groupMaxSize;
+
+    @Option(names = "--max-groups", paramLabel = "N", defaultValue = "10000",
+            description = "Groups the coordinator holds (each keeps its committed offsets while it has any); past N a"
+                    + " request that would create one gets COORDINATOR_NOT_AVAILABLE. Default: ${DEFAULT-VALUE}.")
+    @Range(min = 1)
+    private int maxGroups;
+
     @Option(names = "--max-message-bytes", paramLabel = "BYTES", defaultValue = "1048588",
             description = "The largest record batch a produce may append (Kafka's message.max.bytes; a topic's max.message.bytes"
                     + " overrides it, and kafka-configs changes either while the broker runs); a larger one gets MESSAGE_TOO_LARGE."
@@ -195,6 +225,8 @@ public final class BrokerConfig {
         require(stallMs == 0 || healthyMs > 0, "--healthy-ms must be > 0 with --stall-ms, was " + healthyMs);
         require(stallAfterMs == 0 || stallMs == 0,
                 "--stall-after-ms is for a stall that lasts: with --stall-ms, --healthy-ms is the time before the first stall");
+        require(groupMinSessionTimeoutMs <= groupMaxSessionTimeoutMs, "--group-min-session-timeout-ms " + groupMinSessionTimeoutMs
+                + " must not exceed --group-max-session-timeout-ms " + groupMaxSessionTimeoutMs);
         require(minInsyncReplicas <= followers + 1, "--replicas " + followers + " leaves " + (followers + 1)
                 + " replica(s) with the leader, fewer than --min-insync-replicas " + minInsyncReplicas
                 + ": lower --min-insync-replicas or raise --replicas");
@@ -294,6 +326,31 @@ public final class BrokerConfig {
     /** A connection with no request in flight that reads nothing for this long is closed (connections.max.idle.ms). */
     public long idleTimeoutMs() {
         return idleTimeoutMs;
+    }
+
+    /** The shortest session timeout a member may ask for (group.min.session.timeout.ms). */
+    public int groupMinSessionTimeoutMs() {
+        return groupMinSessionTimeoutMs;
+    }
+
+    /** The longest session timeout a member may ask for (group.max.session.timeout.ms). */
+    public int groupMaxSessionTimeoutMs() {
+        return groupMaxSessionTimeoutMs;
+    }
+
+    /** How long an empty group's first rebalance waits for more members (group.initial.rebalance.delay.ms). */
+    public int groupInitialRebalanceDelayMs() {
+        return groupInitialRebalanceDelayMs;
+    }
+
+    /** Members (pending ones included) a group may have (group.max.size). */
+    public int groupMaxSize() {
+        return groupMaxSize;
+    }
+
+    /** Groups the coordinator holds at most. */
+    public int maxGroups() {
+        return maxGroups;
     }
 
     /** The largest record batch a produce may append (message.max.bytes), unless a topic sets max.message.bytes. */
@@ -427,6 +484,27 @@ public final class BrokerConfig {
 
         public Builder idleTimeoutMs(long idleTimeoutMs) {
             config().idleTimeoutMs = idleTimeoutMs;
+            return this;
+        }
+
+        public Builder groupSessionTimeoutMs(int minMs, int maxMs) {
+            config().groupMinSessionTimeoutMs = minMs;
+            config().groupMaxSessionTimeoutMs = maxMs;
+            return this;
+        }
+
+        public Builder groupInitialRebalanceDelayMs(int delayMs) {
+            config().groupInitialRebalanceDelayMs = delayMs;
+            return this;
+        }
+
+        public Builder groupMaxSize(int maxSize) {
+            config().groupMaxSize = maxSize;
+            return this;
+        }
+
+        public Builder maxGroups(int maxGroups) {
+            config().maxGroups = maxGroups;
             return this;
         }
 

@@ -18,6 +18,7 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.timeout.ReadTimeoutHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.purgatory.demo.broker.coordinator.GroupCoordinator;
 import io.purgatory.demo.broker.metrics.BrokerStats;
 import io.purgatory.demo.broker.server.ReplicaManager;
 import java.net.InetSocketAddress;
@@ -57,13 +58,14 @@ public final class DashboardServer implements AutoCloseable {
     private final ScheduledFuture<?> sampling;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private DashboardServer(ReplicaManager replicaManager, BrokerStats stats, String host, int port) throws InterruptedException {
+    private DashboardServer(ReplicaManager replicaManager, GroupCoordinator coordinator, BrokerStats stats, String host, int port) throws InterruptedException {
         this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("http-io", true), NioIoHandler.newFactory());
         EventLoop loop = group.next();
         this.connections = new DefaultChannelGroup("http-connections", loop);
         try {
-            EventStream events = loop.submit(() -> new EventStream(new Sampler(replicaManager, stats), HISTORY_SAMPLES)).get();
-            DashboardHandler handler = new DashboardHandler(replicaManager, stats, new StaticAssets(), new MetricsExporter(replicaManager, stats), events);
+            EventStream events = loop.submit(() -> new EventStream(new Sampler(replicaManager, coordinator, stats), HISTORY_SAMPLES)).get();
+            MetricsExporter metrics = new MetricsExporter(replicaManager, coordinator, stats);
+            DashboardHandler handler = new DashboardHandler(replicaManager, stats, new StaticAssets(), metrics, events);
             this.serverChannel = new ServerBootstrap()
                     .group(group)
                     .channel(NioServerSocketChannel.class)
@@ -104,8 +106,9 @@ public final class DashboardServer implements AutoCloseable {
      * @throws io.netty.channel.ChannelException or another exception from bind, e.g. when the port
      *     is taken or the host is not a local address
      */
-    public static DashboardServer start(ReplicaManager replicaManager, BrokerStats stats, String host, int port) throws InterruptedException {
-        DashboardServer server = new DashboardServer(replicaManager, stats, host, port);
+    public static DashboardServer start(ReplicaManager replicaManager, GroupCoordinator coordinator, BrokerStats stats, String host, int port)
+            throws InterruptedException {
+        DashboardServer server = new DashboardServer(replicaManager, coordinator, stats, host, port);
         LOG.info("dashboard at {} (metrics at {}metrics)", server.url(), server.url());
         return server;
     }

@@ -9,20 +9,26 @@ import io.prometheus.metrics.model.snapshots.Quantile;
 import io.prometheus.metrics.model.snapshots.Quantiles;
 import io.purgatory.LatencyHistogram;
 import io.purgatory.PurgatoryMetrics;
+import io.purgatory.demo.broker.coordinator.GroupCoordinator;
+import io.purgatory.demo.broker.coordinator.GroupState;
 import io.purgatory.demo.broker.metrics.BrokerStats.FetchOutcome;
 import io.purgatory.demo.broker.metrics.BrokerStats;
 import io.purgatory.demo.broker.server.ReplicaManager;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * The broker's metrics in the Prometheus text exposition format, written by the Prometheus Java
  * client ({@code prometheus-metrics-core} callbacks read the live values at each scrape):
  *
  * <ul>
- *   <li>per purgatory ({@code purgatory} label): {@code purgatory_operations_completed_total},
+ *   <li>per purgatory ({@code purgatory} label: produce, fetch, rebalance, heartbeat): {@code purgatory_operations_completed_total},
  *       {@code purgatory_operations_expired_total}, {@code purgatory_watches_purged_total},
  *       {@code purgatory_delayed_operations}, {@code purgatory_watched_operations}, and the expiry
  *       lateness as a summary {@code purgatory_expiry_lateness_seconds} (quantiles 0.5, 0.9, 0.99,
@@ -37,7 +43,12 @@ import java.util.List;
  *   <li>replication: {@code demo_broker_log_end_offset} by {@code topic}, {@code partition} and
  *       {@code replica}, {@code demo_broker_high_watermark}, {@code demo_broker_isr_size},
  *       {@code demo_broker_min_insync_replicas}, {@code demo_broker_replica_stalled} by
- *       {@code replica}.</li>
+ *       {@code replica};</li>
+ *   <li>groups: {@code demo_broker_groups} by {@code state}, {@code demo_broker_group_rebalances_total},
+ *       {@code demo_broker_group_members_expired_total}, and kafka-exporter's
+ *       {@code kafka_consumergroup_members} by {@code consumergroup},
+ *       {@code kafka_consumergroup_current_offset} and {@code kafka_consumergroup_lag} by
+ *       {@code consumergroup}, {@code topic} and {@code partition} (lag behind the high watermark).</li>
  * </ul>
  *
  * <p>Thread-safe: the registry is built in the constructor and only read afterwards; the callbacks
@@ -52,10 +63,53 @@ public final class MetricsExporter {
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final PrometheusTextFormatWriter writer = new PrometheusTextFormatWriter(false);
 
-    MetricsExporter(ReplicaManager replicaManager, BrokerStats stats) {
-        registerPurgatories(replicaManager.purgatoryMetrics());
+    MetricsExporter(ReplicaManager replicaManager, GroupCoordinator coordinator, BrokerStats stats) {
+        registerPurgatories(purgatories(replicaManager, coordinator));
         registerListener(stats);
         registerReplication(replicaManager);
+        registerGroups(coordinator, replicaManager);
+    }
+
+    /** Every purgatory of the broker: the replica manager's (produce, fetch), then the coordinator's (rebalance, heartbeat). */
+    static List<PurgatoryMetrics> purgatories(ReplicaManager replicaManager, GroupCoordinator coordinator) {
+        List<PurgatoryMetrics> all = new ArrayList<>(replicaManager.purgatoryMetrics());
+        all.add(coordinator.rebalancePurgatoryMetrics());
+        all.add(coordinator.heartbeatPurgatoryMetrics());
+        return all;
+    }
+
+    private void registerGroups(GroupCoordinator coordinator, ReplicaManager replicaManager) {
+        GaugeWithCallback.builder().name("demo_broker_groups")
+                .help("Consumer groups the coordinator holds now, by state (Kafka's names: Empty, PreparingRebalance,"
+                        + " CompletingRebalance, Stable)").labelNames("state")
+                .callback(cb -> {
+                    Map<GroupState, Integer> counts = new EnumMap<>(GroupState.class);
+                    coordinator.listGroups(Set.of()).forEach(g -> counts.merge(g.state(), 1, Integer::sum));
+                    for (GroupState state : GroupState.values()) {
+                        if (state != GroupState.DEAD) {
+                            cb.call(counts.getOrDefault(state, 0), state.kafkaName());
+                        }
+                    }
+                }).register(registry);
+        CounterWithCallback.builder().name("demo_broker_group_rebalances")
+                .help("Rebalances completed: generations started by the group coordinator, empty ones included")
+                .callback(cb -> cb.call(coordinator.rebalances())).register(registry);
+        CounterWithCallback.builder().name("demo_broker_group_members_expired")
+                .help("Group members removed because no heartbeat came within their session timeout (a DelayedHeartbeat expired)")
+                .callback(cb -> cb.call(coordinator.membersExpired())).register(registry);
+        GaugeWithCallback.builder().name("kafka_consumergroup_members")
+                .help("Members of the consumer group now (kafka-exporter's name)").labelNames("consumergroup")
+                .callback(cb -> GroupsView.of(coordinator, replicaManager).forEach(g -> cb.call(g.members().size(), g.groupId())))
+                .register(registry);
+        GaugeWithCallback.builder().name("kafka_consumergroup_current_offset")
+                .help("The group's committed offset of the partition (kafka-exporter's name)").labelNames("consumergroup", "topic", "partition")
+                .callback(cb -> GroupsView.of(coordinator, replicaManager).forEach(g -> g.offsets().forEach(o ->
+                        cb.call(o.committed(), g.groupId(), o.topic(), String.valueOf(o.partition()))))).register(registry);
+        GaugeWithCallback.builder().name("kafka_consumergroup_lag")
+                .help("The partition's high watermark minus the group's committed offset: records the group has yet to read"
+                        + " (kafka-exporter's name and labels)").labelNames("consumergroup", "topic", "partition")
+                .callback(cb -> GroupsView.of(coordinator, replicaManager).forEach(g -> g.offsets().forEach(o ->
+                        cb.call(o.lag(), g.groupId(), o.topic(), String.valueOf(o.partition()))))).register(registry);
     }
 
     /** The current metrics, as Prometheus text. */

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.purgatory.LatencyHistogram;
 import io.purgatory.PurgatoryMetrics;
 import io.purgatory.demo.broker.cluster.PartitionState;
+import io.purgatory.demo.broker.coordinator.GroupCoordinator;
 import io.purgatory.demo.broker.metrics.BrokerStats.FetchOutcome;
 import io.purgatory.demo.broker.metrics.BrokerStats;
 import io.purgatory.demo.broker.replication.SimulatedFollowers;
@@ -20,7 +21,8 @@ import org.apache.kafka.common.protocol.Errors;
 /**
  * Reads the broker's state into one JSON sample for the dashboard: produce and fetch outcomes
  * (totals, and rates per second since the previous sample), parked operations and expiry lateness per
- * purgatory, each follower's state, each partition's offsets and ISR, connections and bytes. The
+ * purgatory (produce, fetch, rebalance, heartbeat), each follower's state, each partition's offsets and
+ * ISR, the consumer groups ({@link GroupsView}), connections and bytes. The
  * sample is a tree of records ({@link Sample} at the top), written by Jackson.
  *
  * <p>Produce outcomes are error codes in produce responses, one per partition: {@code NONE} is
@@ -37,6 +39,7 @@ public final class Sampler {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final ReplicaManager replicaManager;
+    private final GroupCoordinator coordinator;
     private final BrokerStats stats;
     private long previousNanos;
     private ProduceOutcomes previousProduce = new ProduceOutcomes(0, 0, 0);
@@ -45,7 +48,7 @@ public final class Sampler {
 
     /** One sample: what {@code /api/state} answers and {@code /events} sends each second. */
     record Sample(long timeMs, Produce produce, Map<String, Number> fetch, List<Purgatory> purgatories, List<Replica> replicas,
-                  List<PartitionState> partitions, long connections, long bytesIn, long bytesOut) {
+                  List<PartitionState> partitions, List<GroupsView.Group> groups, long connections, long bytesIn, long bytesOut) {
     }
 
     /** Produce outcomes, one per partition of each produce response: totals, and rates since the previous sample. */
@@ -65,8 +68,9 @@ public final class Sampler {
         }
     }
 
-    Sampler(ReplicaManager replicaManager, BrokerStats stats) {
+    Sampler(ReplicaManager replicaManager, GroupCoordinator coordinator, BrokerStats stats) {
         this.replicaManager = replicaManager;
+        this.coordinator = coordinator;
         this.stats = stats;
         this.previousNanos = System.nanoTime();
     }
@@ -77,7 +81,7 @@ public final class Sampler {
         double seconds = Math.max(1e-3, (nowNanos - previousNanos) / 1e9);
         previousNanos = nowNanos;
         return json(new Sample(System.currentTimeMillis(), produce(seconds), fetch(seconds), purgatories(), replicas(), replicaManager.partitionStates(),
-                stats.connections(), stats.bytesIn(), stats.bytesOut()));
+                GroupsView.of(coordinator, replicaManager), stats.connections(), stats.bytesIn(), stats.bytesOut()));
     }
 
     /** {@code value} as JSON. */
@@ -110,7 +114,7 @@ public final class Sampler {
 
     private List<Purgatory> purgatories() {
         List<Purgatory> purgatories = new ArrayList<>();
-        for (PurgatoryMetrics metrics : replicaManager.purgatoryMetrics()) {
+        for (PurgatoryMetrics metrics : MetricsExporter.purgatories(replicaManager, coordinator)) {
             LatencyHistogram lateness = metrics.expiryLateness();
             purgatories.add(new Purgatory(metrics.getName(), metrics.delayed(), metrics.watched(), metrics.completed(), metrics.expired(),
                     lateness.count(), lateness.valueAtPercentileMs(50), lateness.valueAtPercentileMs(99),

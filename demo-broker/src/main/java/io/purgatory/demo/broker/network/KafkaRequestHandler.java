@@ -8,6 +8,7 @@ import io.purgatory.demo.broker.metrics.BrokerStats;
 import io.purgatory.demo.broker.server.KafkaApis;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -194,7 +195,13 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
         }
         InetSocketAddress local = (InetSocketAddress) ctx.channel().localAddress();
         stats.onRequest(api);
-        apis.handle(header, request, local.getHostString(), local.getPort(), new CountingResponder(api, responses.reserve(header), stats));
+        apis.handle(header, request, local.getHostString(), local.getPort(), clientHost(), new CountingResponder(api, responses.reserve(header), stats));
+    }
+
+    /** The client's address as Kafka shows a group member's host: "/127.0.0.1", no port. */
+    private String clientHost() {
+        SocketAddress remote = ctx.channel().remoteAddress();
+        return remote instanceof InetSocketAddress inet && inet.getAddress() != null ? inet.getAddress().toString() : String.valueOf(remote);
     }
 
     private void close(String reason) {

@@ -1,6 +1,7 @@
 package io.purgatory.demo.broker.server;
 
 import io.purgatory.demo.broker.cluster.Partition;
+import io.purgatory.demo.broker.coordinator.GroupCoordinator;
 import io.purgatory.demo.broker.config.BrokerConfig;
 import io.purgatory.demo.broker.metrics.BrokerStats;
 import java.util.ArrayList;
@@ -25,6 +26,8 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
+import org.apache.kafka.common.requests.DeleteGroupsRequest;
+import org.apache.kafka.common.requests.DescribeGroupsRequest;
 import org.apache.kafka.common.requests.CreatePartitionsRequest;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
 import org.apache.kafka.common.requests.DeleteRecordsRequest;
@@ -34,12 +37,21 @@ import org.apache.kafka.common.requests.DescribeClusterResponse;
 import org.apache.kafka.common.requests.DescribeConfigsRequest;
 import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
 import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.requests.FindCoordinatorRequest;
+import org.apache.kafka.common.requests.HeartbeatRequest;
+import org.apache.kafka.common.requests.JoinGroupRequest;
+import org.apache.kafka.common.requests.LeaveGroupRequest;
+import org.apache.kafka.common.requests.ListGroupsRequest;
 import org.apache.kafka.common.requests.InitProducerIdResponse;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
+import org.apache.kafka.common.requests.OffsetCommitRequest;
+import org.apache.kafka.common.requests.OffsetDeleteRequest;
+import org.apache.kafka.common.requests.OffsetFetchRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.requests.SyncGroupRequest;
 
 /**
  * Answers the requests the demo broker speaks: {@code ApiVersions}, {@code Metadata},
@@ -53,14 +65,19 @@ import org.apache.kafka.common.requests.RequestHeader;
  * With {@link BrokerConfig#autoCreateTopics()} on, a {@code Metadata} request that allows it
  * creates the valid unknown topics it names ({@link BrokerConfig#numPartitions()} partitions, every
  * replica), at most {@link BrokerConfig#maxTopicsPerRequest()} per request; they are described
- * ready at once. No group APIs: consumers {@code assign()} partitions. A request whose handling or
- * response fails goes to {@link Responder#fail}.
+ * ready at once. The classic group APIs go to {@link GroupApis}, in front of the
+ * {@link GroupCoordinator}; the new consumer protocol's APIs ({@code ConsumerGroupHeartbeat},
+ * {@code ConsumerGroupDescribe}) are not advertised, so clients use the classic protocol. A request
+ * whose handling or response fails goes to {@link Responder#fail}.
  *
  * <p>Thread-safe: stateless apart from the atomic producer id counter.
  */
 public final class KafkaApis {
     public static final Set<ApiKeys> SUPPORTED = EnumSet.of(ApiKeys.API_VERSIONS, ApiKeys.METADATA, ApiKeys.INIT_PRODUCER_ID, ApiKeys.PRODUCE,
-            ApiKeys.FETCH, ApiKeys.LIST_OFFSETS, ApiKeys.CREATE_TOPICS, ApiKeys.CREATE_PARTITIONS, ApiKeys.DELETE_TOPICS,
+            ApiKeys.FETCH, ApiKeys.LIST_OFFSETS, ApiKeys.FIND_COORDINATOR, ApiKeys.JOIN_GROUP, ApiKeys.SYNC_GROUP, ApiKeys.HEARTBEAT,
+            ApiKeys.LEAVE_GROUP, ApiKeys.OFFSET_COMMIT, ApiKeys.OFFSET_FETCH, ApiKeys.LIST_GROUPS, ApiKeys.DESCRIBE_GROUPS,
+            ApiKeys.DELETE_GROUPS, ApiKeys.OFFSET_DELETE,
+            ApiKeys.CREATE_TOPICS, ApiKeys.CREATE_PARTITIONS, ApiKeys.DELETE_TOPICS,
             ApiKeys.DESCRIBE_CONFIGS, ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.DELETE_RECORDS, ApiKeys.DESCRIBE_CLUSTER);
     static final String CLUSTER_ID = "purgatory-demo-cluster";
 
@@ -68,16 +85,18 @@ public final class KafkaApis {
     private final ProduceHandler produceHandler;
     private final FetchHandler fetchHandler;
     private final ListOffsetsHandler listOffsetsHandler;
+    private final GroupApis groupApis;
     private final TopicAdminHandler topicAdminHandler;
     private final ConfigsHandler configsHandler;
     private final DeleteRecordsHandler deleteRecordsHandler;
     private final AtomicLong producerIds = new AtomicLong();
 
-    public KafkaApis(ReplicaManager replicaManager, BrokerStats stats) {
+    public KafkaApis(ReplicaManager replicaManager, GroupCoordinator coordinator, BrokerStats stats) {
         this.replicaManager = replicaManager;
         this.produceHandler = new ProduceHandler(replicaManager);
         this.fetchHandler = new FetchHandler(replicaManager, stats);
         this.listOffsetsHandler = new ListOffsetsHandler(replicaManager);
+        this.groupApis = new GroupApis(coordinator, replicaManager);
         this.topicAdminHandler = new TopicAdminHandler(replicaManager);
         this.configsHandler = new ConfigsHandler(replicaManager);
         this.deleteRecordsHandler = new DeleteRecordsHandler(replicaManager);
@@ -89,16 +108,20 @@ public final class KafkaApis {
      * a failure to handle the request or build its response gets {@link Responder#fail}.
      *
      * @param advertisedHost host and port clients reach this broker on, for metadata
+     * @param clientHost the client's address as Kafka shows it ("/127.0.0.1"), for group members
      */
-    public void handle(RequestHeader header, AbstractRequest request, String advertisedHost, int advertisedPort, Responder responder) {
+    public void handle(RequestHeader header, AbstractRequest request, String advertisedHost, int advertisedPort, String clientHost,
+                       Responder responder) {
         try {
-            dispatch(header, request, advertisedHost, advertisedPort, responder);
+            dispatch(header, request, advertisedHost, advertisedPort, clientHost, responder);
         } catch (RuntimeException e) {
             responder.fail(e);
         }
     }
 
-    private void dispatch(RequestHeader header, AbstractRequest request, String advertisedHost, int advertisedPort, Responder responder) {
+    private void dispatch(RequestHeader header, AbstractRequest request, String advertisedHost, int advertisedPort, String clientHost,
+                          Responder responder) {
+        short version = header.apiVersion();
         switch (header.apiKey()) {
             case API_VERSIONS:
                 responder.send(apiVersions(Errors.NONE));
@@ -119,6 +142,39 @@ public final class KafkaApis {
                 break;
             case LIST_OFFSETS:
                 responder.send(listOffsetsHandler.handle((ListOffsetsRequest) request));
+                break;
+            case FIND_COORDINATOR:
+                responder.send(groupApis.findCoordinator((FindCoordinatorRequest) request, version, advertisedHost, advertisedPort));
+                break;
+            case JOIN_GROUP:
+                groupApis.joinGroup((JoinGroupRequest) request, version, header.clientId(), clientHost, responder);
+                break;
+            case SYNC_GROUP:
+                groupApis.syncGroup((SyncGroupRequest) request, responder);
+                break;
+            case HEARTBEAT:
+                responder.send(groupApis.heartbeat((HeartbeatRequest) request));
+                break;
+            case LEAVE_GROUP:
+                responder.send(groupApis.leaveGroup((LeaveGroupRequest) request, version));
+                break;
+            case OFFSET_COMMIT:
+                responder.send(groupApis.offsetCommit((OffsetCommitRequest) request, version));
+                break;
+            case OFFSET_FETCH:
+                responder.send(groupApis.offsetFetch((OffsetFetchRequest) request, version));
+                break;
+            case LIST_GROUPS:
+                responder.send(groupApis.listGroups((ListGroupsRequest) request));
+                break;
+            case DESCRIBE_GROUPS:
+                responder.send(groupApis.describeGroups((DescribeGroupsRequest) request, version));
+                break;
+            case DELETE_GROUPS:
+                responder.send(groupApis.deleteGroups((DeleteGroupsRequest) request));
+                break;
+            case OFFSET_DELETE:
+                responder.send(groupApis.offsetDelete((OffsetDeleteRequest) request));
                 break;
             case CREATE_TOPICS:
                 responder.send(topicAdminHandler.createTopics((CreateTopicsRequest) request));

@@ -108,7 +108,7 @@ class DashboardBrowserTest {
     @Test
     void stallingAFollowerFromThePageMakesTimeoutsRiseAndResumingBringsAcksBack() throws Exception {
         broker = brokers.get();
-        dashboard = DashboardServer.start(broker.replicaManager(), broker.stats(), "127.0.0.1", 0);
+        dashboard = DashboardServer.start(broker.replicaManager(), broker.coordinator(), broker.stats(), "127.0.0.1", 0);
         client = brokers.connect();
         startLoad();
         driver = chromium();
@@ -171,7 +171,7 @@ class DashboardBrowserTest {
             purgatories.add(entry.group(1));
             highest = Math.max(highest, Long.parseLong(entry.group(2)));
         }
-        assertEquals(List.of("produce", "fetch", "delete-records"), purgatories, text("legend-lateness"));
+        assertEquals(List.of("produce", "fetch", "delete-records", "rebalance", "heartbeat"), purgatories, text("legend-lateness"));
         return highest;
     }
 

@@ -10,6 +10,11 @@ import io.purgatory.demo.broker.FetchTest;
 import io.purgatory.demo.broker.Waits;
 import io.purgatory.demo.broker.WireClient.Answer;
 import io.purgatory.demo.broker.WireClient;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -22,6 +27,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -34,7 +40,6 @@ import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.RecordsToDelete;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.message.FetchResponseData.PartitionData;
 import org.apache.kafka.common.protocol.Errors;
@@ -72,7 +77,7 @@ class DashboardHttpTest {
     @BeforeEach
     void start() throws Exception {
         broker = brokers.get();
-        dashboard = DashboardServer.start(broker.replicaManager(), broker.stats(), "127.0.0.1", 0);
+        dashboard = DashboardServer.start(broker.replicaManager(), broker.coordinator(), broker.stats(), "127.0.0.1", 0);
     }
 
     @AfterEach
@@ -236,7 +241,8 @@ class DashboardHttpTest {
                 "demo_broker_response_codes_total", "demo_broker_fetch_responses_total", "demo_broker_connections",
                 "demo_broker_received_bytes_total", "demo_broker_sent_bytes_total", "demo_broker_log_end_offset",
                 "demo_broker_high_watermark", "demo_broker_isr_size", "demo_broker_min_insync_replicas",
-                "demo_broker_replica_stalled"), metrics.families().keySet());
+                "demo_broker_replica_stalled", "demo_broker_groups", "demo_broker_group_rebalances_total",
+                "demo_broker_group_members_expired_total"), metrics.families().keySet(), "(no group yet: no kafka_consumergroup_ series)");
         for (Exposition.Family family : metrics.families().values()) {
             assertTrue(List.of("counter", "gauge", "summary").contains(family.type()), family.toString());
             assertTrue(family.help() != null && family.help().split(" ").length >= 5, "a help text that says what it is: " + family);
@@ -332,7 +338,7 @@ class DashboardHttpTest {
         assertTrue(state.get("timeMs").asLong() > 0);
 
         JsonNode purgatory = state.get("purgatories").get(0);
-        assertEquals(List.of("produce", "fetch", "delete-records"), names(state.get("purgatories")));
+        assertEquals(List.of("produce", "fetch", "delete-records", "rebalance", "heartbeat"), names(state.get("purgatories")));
         assertEquals(3, purgatory.get("completed").asLong(), purgatory.toString());
         assertEquals(0, purgatory.get("delayed").asLong(), purgatory.toString());
         assertEquals(0, purgatory.get("latenessCount").asLong(), purgatory.toString());
@@ -350,6 +356,51 @@ class DashboardHttpTest {
         assertEquals(1, state.get("connections").asLong());
         assertTrue(state.get("bytesIn").asLong() > 0);
         assertTrue(state.get("bytesOut").asLong() > 0);
+    }
+
+    @Test
+    void groupsShowInTheStateAndInMetricsWithKafkaExportersLag() throws Exception {
+        try (WireClient client = new WireClient(broker.port())) {
+            for (int i = 0; i < 5; i++) {
+                DemoBrokerTest.answer(client.send(WireClient.produce("demo", 0, ACKS_ALL, 30_000, 1)));
+            }
+        }
+        Map<String, Object> config = new HashMap<>();
+        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:" + broker.port());
+        config.put(ConsumerConfig.GROUP_ID_CONFIG, "g");
+        config.put(ConsumerConfig.CLIENT_ID_CONFIG, "watched");
+        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            consumer.subscribe(List.of("demo"));
+            Waits.soon().until(() -> {
+                consumer.poll(Duration.ofMillis(50));
+                return consumer.assignment().size() == 2;
+            });
+            consumer.commitSync(Map.of(new TopicPartition("demo", 0), new OffsetAndMetadata(2)));
+
+            JsonNode group = Waits.soon().pollInterval(Duration.ofMillis(50)).until(this::state, // sampled once a second
+                    st -> st.get("groups").size() == 1 && st.get("groups").get(0).get("offsets").size() == 1).get("groups").get(0);
+            assertEquals("g", group.get("groupId").asText());
+            assertEquals("Stable", group.get("state").asText());
+            assertEquals("range", group.get("protocol").asText());
+            JsonNode member = group.get("members").get(0);
+            assertEquals("watched", member.get("clientId").asText());
+            assertEquals("/127.0.0.1", member.get("host").asText());
+            assertEquals(List.of("demo-0", "demo-1"), JSON.convertValue(member.get("assignment"), List.class));
+            assertTrue(member.get("sinceHeartbeatMs").asLong() <= member.get("sessionTimeoutMs").asLong(), member.toString());
+            JsonNode offset = group.get("offsets").get(0);
+            assertEquals(List.of("demo", 0, 2, 5, 3), List.of(offset.get("topic").asText(), offset.get("partition").asInt(),
+                    offset.get("committed").asInt(), offset.get("highWatermark").asInt(), offset.get("lag").asInt()));
+
+            Exposition metrics = metrics();
+            assertEquals(3, metrics.value("kafka_consumergroup_lag", "consumergroup", "g", "topic", "demo", "partition", "0"));
+            assertEquals(2, metrics.value("kafka_consumergroup_current_offset", "consumergroup", "g", "topic", "demo", "partition", "0"));
+            assertEquals(1, metrics.value("kafka_consumergroup_members", "consumergroup", "g"));
+            assertEquals(1, metrics.value("demo_broker_groups", "state", "Stable"));
+            assertEquals(0, metrics.value("demo_broker_groups", "state", "Empty"));
+            assertTrue(metrics.value("demo_broker_group_rebalances_total") >= 1);
+            assertTrue(metrics.value("purgatory_delayed_operations", "purgatory", "heartbeat") >= 1, "the member's session is parked");
+        }
     }
 
     private JsonNode state() throws Exception {

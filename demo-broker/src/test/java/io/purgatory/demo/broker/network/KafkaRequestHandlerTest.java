@@ -4,6 +4,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.purgatory.demo.broker.config.BrokerConfig;
+import io.purgatory.demo.broker.coordinator.GroupCoordinator;
+import io.purgatory.demo.broker.coordinator.GroupCoordinatorConfig;
 import io.purgatory.demo.broker.metrics.BrokerStats;
 import io.purgatory.demo.broker.server.KafkaApis;
 import io.purgatory.demo.broker.server.ReplicaManager;
@@ -26,13 +28,16 @@ import static org.junit.jupiter.api.Assertions.assertNull;
  * never inline while a request is handled, and the broker's shutdown reaches it as a pipeline event.
  */
 class KafkaRequestHandlerTest {
-    private final ReplicaManager replicaManager = new ReplicaManager(BrokerConfig.builder().port(0).build());
+    private final BrokerConfig config = BrokerConfig.builder().port(0).build();
+    private final ReplicaManager replicaManager = new ReplicaManager(config);
+    private final GroupCoordinator coordinator = new GroupCoordinator(GroupCoordinatorConfig.of(config));
     private final BrokerStats stats = new BrokerStats();
     private final EmbeddedChannel channel = connection();
 
     @AfterEach
     void tearDown() {
         channel.finishAndReleaseAll();
+        coordinator.close();
         replicaManager.close();
     }
 
@@ -60,7 +65,7 @@ class KafkaRequestHandlerTest {
 
     /** A connection to a handler with at most one request in flight, on an address metadata can advertise. */
     private EmbeddedChannel connection() {
-        return new EmbeddedChannel(new KafkaRequestHandler(new KafkaApis(replicaManager, stats), stats, 1)) {
+        return new EmbeddedChannel(new KafkaRequestHandler(new KafkaApis(replicaManager, coordinator, stats), stats, 1)) {
             @Override
             protected SocketAddress localAddress0() {
                 return new InetSocketAddress("localhost", 9092);

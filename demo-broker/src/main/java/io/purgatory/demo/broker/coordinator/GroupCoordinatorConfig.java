@@ -1,0 +1,59 @@
+package io.purgatory.demo.broker.coordinator;
+
+import io.purgatory.demo.broker.config.BrokerConfig;
+
+/**
+ * The group coordinator's settings, Kafka's names in brackets; the broker's come from its
+ * {@link BrokerConfig} ({@link #of}). Immutable.
+ *
+ * @param minSessionTimeoutMs a JoinGroup with a shorter session timeout gets {@code INVALID_SESSION_TIMEOUT}
+ *     ({@code group.min.session.timeout.ms})
+ * @param maxSessionTimeoutMs a JoinGroup with a longer session timeout gets {@code INVALID_SESSION_TIMEOUT}
+ *     ({@code group.max.session.timeout.ms})
+ * @param initialRebalanceDelayMs how long the first rebalance of an empty group waits for more members,
+ *     extended by each new member up to the rebalance timeout ({@code group.initial.rebalance.delay.ms})
+ * @param maxSize members a group may have, pending ones (told {@code MEMBER_ID_REQUIRED}) included; past it
+ *     {@code GROUP_MAX_SIZE_REACHED} ({@code group.max.size}, which in Kafka does not count pending members)
+ * @param maxGroups groups the coordinator holds; past it a request that would create one gets
+ *     {@code COORDINATOR_NOT_AVAILABLE} (Kafka has no such cap)
+ * @param newMemberJoinTimeoutMs a new member whose first JoinGroup is still parked after this long is removed
+ *     ({@code group.classic.new.member.join.timeout.ms} internally in Kafka: 5 minutes)
+ * @param maxOffsetMetadataBytes an offset commit's metadata string may have this many characters; past it
+ *     {@code OFFSET_METADATA_TOO_LARGE} ({@code offset.metadata.max.bytes})
+ */
+public record GroupCoordinatorConfig(
+        int minSessionTimeoutMs,
+        int maxSessionTimeoutMs,
+        int initialRebalanceDelayMs,
+        int maxSize,
+        int maxGroups,
+        int newMemberJoinTimeoutMs,
+        int maxOffsetMetadataBytes) {
+
+    /** Kafka's new member join timeout: 5 minutes. */
+    static final int NEW_MEMBER_JOIN_TIMEOUT_MS = 300_000;
+    /** Kafka's default {@code offset.metadata.max.bytes}. */
+    static final int MAX_OFFSET_METADATA_BYTES = 4_096;
+
+    public GroupCoordinatorConfig {
+        require(minSessionTimeoutMs > 0 && minSessionTimeoutMs <= maxSessionTimeoutMs,
+                "group.min.session.timeout.ms must be > 0 and <= group.max.session.timeout.ms");
+        require(initialRebalanceDelayMs >= 0, "group.initial.rebalance.delay.ms must be >= 0");
+        require(maxSize >= 1, "group.max.size must be >= 1");
+        require(maxGroups >= 1, "the group cap must be >= 1");
+        require(newMemberJoinTimeoutMs > 0, "the new member join timeout must be > 0");
+        require(maxOffsetMetadataBytes >= 0, "offset.metadata.max.bytes must be >= 0");
+    }
+
+    /** The broker's group settings, with Kafka's new member join timeout and offset metadata limit. */
+    public static GroupCoordinatorConfig of(BrokerConfig broker) {
+        return new GroupCoordinatorConfig(broker.groupMinSessionTimeoutMs(), broker.groupMaxSessionTimeoutMs(), broker.groupInitialRebalanceDelayMs(),
+                broker.groupMaxSize(), broker.maxGroups(), NEW_MEMBER_JOIN_TIMEOUT_MS, MAX_OFFSET_METADATA_BYTES);
+    }
+
+    private static void require(boolean condition, String message) {
+        if (!condition) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+}

@@ -1,0 +1,287 @@
+package io.purgatory.demo.broker.server;
+
+import io.purgatory.demo.broker.cluster.Partition;
+import io.purgatory.demo.broker.coordinator.CommittedOffset;
+import io.purgatory.demo.broker.coordinator.GroupCoordinator;
+import io.purgatory.demo.broker.coordinator.GroupState;
+import io.purgatory.demo.broker.coordinator.GroupSummary;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.DeleteGroupsResponseData;
+import org.apache.kafka.common.message.DeleteGroupsResponseData.DeletableGroupResult;
+import org.apache.kafka.common.message.DeleteGroupsResponseData.DeletableGroupResultCollection;
+import org.apache.kafka.common.message.DescribeGroupsResponseData;
+import org.apache.kafka.common.message.DescribeGroupsResponseData.DescribedGroup;
+import org.apache.kafka.common.message.DescribeGroupsResponseData.DescribedGroupMember;
+import org.apache.kafka.common.message.FindCoordinatorResponseData;
+import org.apache.kafka.common.message.HeartbeatResponseData;
+import org.apache.kafka.common.message.ListGroupsResponseData;
+import org.apache.kafka.common.message.OffsetCommitRequestData.OffsetCommitRequestPartition;
+import org.apache.kafka.common.message.OffsetCommitRequestData.OffsetCommitRequestTopic;
+import org.apache.kafka.common.message.OffsetDeleteRequestData.OffsetDeleteRequestPartition;
+import org.apache.kafka.common.message.OffsetDeleteRequestData.OffsetDeleteRequestTopic;
+import org.apache.kafka.common.message.OffsetDeleteResponseData;
+import org.apache.kafka.common.message.OffsetDeleteResponseData.OffsetDeleteResponsePartition;
+import org.apache.kafka.common.message.OffsetDeleteResponseData.OffsetDeleteResponsePartitionCollection;
+import org.apache.kafka.common.message.OffsetDeleteResponseData.OffsetDeleteResponseTopic;
+import org.apache.kafka.common.message.OffsetDeleteResponseData.OffsetDeleteResponseTopicCollection;
+import org.apache.kafka.common.message.OffsetFetchRequestData.OffsetFetchRequestGroup;
+import org.apache.kafka.common.message.OffsetFetchRequestData.OffsetFetchRequestTopics;
+import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchResponseGroup;
+import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchResponsePartitions;
+import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchResponseTopics;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.DeleteGroupsRequest;
+import org.apache.kafka.common.requests.DeleteGroupsResponse;
+import org.apache.kafka.common.requests.DescribeGroupsRequest;
+import org.apache.kafka.common.requests.DescribeGroupsResponse;
+import org.apache.kafka.common.requests.FindCoordinatorRequest;
+import org.apache.kafka.common.requests.FindCoordinatorResponse;
+import org.apache.kafka.common.requests.HeartbeatRequest;
+import org.apache.kafka.common.requests.HeartbeatResponse;
+import org.apache.kafka.common.requests.JoinGroupRequest;
+import org.apache.kafka.common.requests.JoinGroupResponse;
+import org.apache.kafka.common.requests.LeaveGroupRequest;
+import org.apache.kafka.common.requests.LeaveGroupResponse;
+import org.apache.kafka.common.requests.ListGroupsRequest;
+import org.apache.kafka.common.requests.ListGroupsResponse;
+import org.apache.kafka.common.requests.OffsetCommitRequest;
+import org.apache.kafka.common.requests.OffsetCommitResponse;
+import org.apache.kafka.common.requests.OffsetDeleteRequest;
+import org.apache.kafka.common.requests.OffsetDeleteResponse;
+import org.apache.kafka.common.requests.OffsetFetchRequest;
+import org.apache.kafka.common.requests.OffsetFetchResponse;
+import org.apache.kafka.common.requests.SyncGroupRequest;
+import org.apache.kafka.common.requests.SyncGroupResponse;
+
+/**
+ * The group APIs, as Kafka's {@code KafkaApis} handles them in front of its group coordinator:
+ * FindCoordinator (this broker, for groups), JoinGroup and SyncGroup (answered from the
+ * coordinator's callbacks, possibly later and from a purgatory's thread), Heartbeat, LeaveGroup,
+ * OffsetCommit, OffsetFetch, ListGroups, DescribeGroups, DeleteGroups and OffsetDelete, each in
+ * every version kafka-clients has. Offsets are accepted for the broker's partitions only (others get
+ * {@code UNKNOWN_TOPIC_OR_PARTITION}, or {@code UNKNOWN_TOPIC_ID} by id), which also bounds the
+ * offsets a group holds.
+ *
+ * <p>A JoinGroup or SyncGroup that waits is not tied to its connection: when the connection
+ * closes, the member stays (its session timeout or a LeaveGroup removes it, as in Kafka) and its
+ * answer, when it comes, goes to a response slot the closed connection has already dropped.
+ *
+ * <p>Thread-safe: stateless; the coordinator and the replica manager are thread-safe.
+ */
+final class GroupApis {
+    /** FindCoordinator's key type for a group ({@code CoordinatorType.GROUP}). */
+    private static final byte GROUP_KEY_TYPE = 0;
+    private static final String GROUP_TYPE_CLASSIC = "classic";
+
+    private final GroupCoordinator coordinator;
+    private final ReplicaManager replicaManager;
+
+    GroupApis(GroupCoordinator coordinator, ReplicaManager replicaManager) {
+        this.coordinator = coordinator;
+        this.replicaManager = replicaManager;
+    }
+
+    FindCoordinatorResponse findCoordinator(FindCoordinatorRequest request, short version, String host, int port) {
+        Node self = new Node(Partition.LEADER_ID, host, port);
+        byte keyType = request.data().keyType();
+        Errors error = keyType == GROUP_KEY_TYPE ? Errors.NONE : Errors.COORDINATOR_NOT_AVAILABLE;
+        if (version < FindCoordinatorRequest.MIN_BATCHED_VERSION) {
+            return FindCoordinatorResponse.prepareOldResponse(error, error == Errors.NONE ? self : Node.noNode());
+        }
+        FindCoordinatorResponseData data = new FindCoordinatorResponseData();
+        for (String key : request.data().coordinatorKeys()) {
+            data.coordinators().add(FindCoordinatorResponse.prepareCoordinatorResponse(error, key, error == Errors.NONE ? self : Node.noNode()));
+        }
+        return new FindCoordinatorResponse(data);
+    }
+
+    void joinGroup(JoinGroupRequest request, short version, String clientId, String clientHost, Responder responder) {
+        coordinator.joinGroup(request.data(), version, clientId, clientHost, data -> responder.send(new JoinGroupResponse(data, version)));
+    }
+
+    void syncGroup(SyncGroupRequest request, Responder responder) {
+        coordinator.syncGroup(request.data(), data -> responder.send(new SyncGroupResponse(data)));
+    }
+
+    HeartbeatResponse heartbeat(HeartbeatRequest request) {
+        Errors error = coordinator.heartbeat(request.data().groupId(), request.data().memberId(), request.data().groupInstanceId(),
+                request.data().generationId());
+        return new HeartbeatResponse(new HeartbeatResponseData().setErrorCode(error.code()));
+    }
+
+    LeaveGroupResponse leaveGroup(LeaveGroupRequest request, short version) {
+        // versions 0-2 carry one member and take its error as the response's
+        return new LeaveGroupResponse(coordinator.leaveGroup(request.data().groupId(), request.members()), Errors.NONE, 0, version);
+    }
+
+    OffsetCommitResponse offsetCommit(OffsetCommitRequest request, short version) {
+        boolean useIds = OffsetCommitResponse.useTopicIds(version);
+        List<CommitTopic> topics = new ArrayList<>();
+        Map<TopicPartition, CommittedOffset> offsets = new LinkedHashMap<>();
+        for (OffsetCommitRequestTopic topic : request.data().topics()) {
+            CommitTopic resolved = new CommitTopic(topic, useIds ? replicaManager.topic(topic.topicId()) : replicaManager.topic(topic.name()));
+            topics.add(resolved);
+            for (OffsetCommitRequestPartition p : topic.partitions()) {
+                if (resolved.has(p.partitionIndex())) {
+                    offsets.put(new TopicPartition(resolved.known().name(), p.partitionIndex()),
+                            new CommittedOffset(p.committedOffset(), p.committedLeaderEpoch(), p.committedMetadata(), 0));
+                }
+            }
+        }
+        GroupCoordinator.CommitResult result = offsets.isEmpty() ? null
+                : coordinator.commitOffsets(request.data().groupId(), request.data().memberId(), request.data().groupInstanceId(),
+                        request.data().generationIdOrMemberEpoch(), offsets);
+        OffsetCommitResponse.Builder builder = OffsetCommitResponse.newBuilder(useIds);
+        for (CommitTopic topic : topics) {
+            for (OffsetCommitRequestPartition p : topic.request().partitions()) {
+                Errors error = !topic.has(p.partitionIndex())
+                        ? (topic.known() == null && useIds ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION)
+                        : result.error(new TopicPartition(topic.known().name(), p.partitionIndex()));
+                builder.addPartition(topic.request().topicId(), TopicNames.echoable(topic.request().name()), p.partitionIndex(), error);
+            }
+        }
+        return builder.build();
+    }
+
+    /** A topic of an OffsetCommit and the broker's topic it names, or null. */
+    private record CommitTopic(OffsetCommitRequestTopic request, ReplicaManager.Topic known) {
+        boolean has(int partition) {
+            return known != null && known.partition(partition) != null;
+        }
+    }
+
+    OffsetFetchResponse offsetFetch(OffsetFetchRequest request, short version) {
+        boolean useIds = OffsetFetchRequest.useTopicIds(version);
+        List<OffsetFetchResponseGroup> groups = new ArrayList<>();
+        for (OffsetFetchRequestGroup group : request.groups()) {
+            groups.add(fetchGroup(group, useIds));
+        }
+        return new OffsetFetchResponse.Builder(groups).build(version);
+    }
+
+    private OffsetFetchResponseGroup fetchGroup(OffsetFetchRequestGroup group, boolean useIds) {
+        OffsetFetchResponseGroup response = new OffsetFetchResponseGroup().setGroupId(group.groupId());
+        if (group.topics() == null) { // every committed offset of the group
+            Map<String, OffsetFetchResponseTopics> byTopic = new LinkedHashMap<>();
+            coordinator.fetchOffsets(group.groupId(), null).forEach((tp, offset) -> {
+                ReplicaManager.Topic topic = replicaManager.topic(tp.topic());
+                byTopic.computeIfAbsent(tp.topic(), name -> new OffsetFetchResponseTopics().setName(useIds ? "" : name)
+                        .setTopicId(useIds && topic != null ? topic.id() : Uuid.ZERO_UUID))
+                        .partitions().add(partition(tp.partition(), offset, Errors.NONE));
+            });
+            return response.setTopics(new ArrayList<>(byTopic.values()));
+        }
+        List<TopicPartition> wanted = new ArrayList<>();
+        for (OffsetFetchRequestTopics topic : group.topics()) {
+            ReplicaManager.Topic known = useIds ? replicaManager.topic(topic.topicId()) : replicaManager.topic(topic.name());
+            if (known != null) {
+                topic.partitionIndexes().forEach(p -> wanted.add(new TopicPartition(known.name(), p)));
+            }
+        }
+        Map<TopicPartition, CommittedOffset> committed = coordinator.fetchOffsets(group.groupId(), wanted);
+        for (OffsetFetchRequestTopics topic : group.topics()) {
+            ReplicaManager.Topic known = useIds ? replicaManager.topic(topic.topicId()) : replicaManager.topic(topic.name());
+            OffsetFetchResponseTopics out = new OffsetFetchResponseTopics().setName(useIds ? "" : TopicNames.echoable(topic.name()))
+                    .setTopicId(useIds ? topic.topicId() : Uuid.ZERO_UUID);
+            for (int p : topic.partitionIndexes()) {
+                Errors error = known == null ? (useIds ? Errors.UNKNOWN_TOPIC_ID : Errors.NONE) : Errors.NONE;
+                CommittedOffset offset = known == null ? null : committed.get(new TopicPartition(known.name(), p));
+                out.partitions().add(partition(p, offset, error));
+            }
+            response.topics().add(out);
+        }
+        return response;
+    }
+
+    private static OffsetFetchResponsePartitions partition(int index, CommittedOffset offset, Errors error) {
+        return new OffsetFetchResponsePartitions().setPartitionIndex(index)
+                .setCommittedOffset(offset == null ? OffsetFetchResponse.INVALID_OFFSET : offset.offset())
+                .setCommittedLeaderEpoch(offset == null ? -1 : offset.leaderEpoch())
+                .setMetadata(offset == null ? OffsetFetchResponse.NO_METADATA : offset.metadata())
+                .setErrorCode(error.code());
+    }
+
+    ListGroupsResponse listGroups(ListGroupsRequest request) {
+        ListGroupsResponseData data = new ListGroupsResponseData();
+        Set<GroupState> states = new HashSet<>();
+        for (String name : request.data().statesFilter()) {
+            GroupState state = GroupState.parse(name);
+            if (state != null) {
+                states.add(state);
+            }
+        }
+        boolean unknownStateOnly = !request.data().statesFilter().isEmpty() && states.isEmpty();
+        boolean classicWanted = request.data().typesFilter().isEmpty()
+                || request.data().typesFilter().stream().anyMatch(t -> t.toLowerCase(Locale.ROOT).equals(GROUP_TYPE_CLASSIC));
+        if (classicWanted && !unknownStateOnly) {
+            for (GroupSummary group : coordinator.listGroups(states)) {
+                data.groups().add(new ListGroupsResponseData.ListedGroup().setGroupId(group.groupId()).setProtocolType(group.protocolType())
+                        .setGroupState(group.state().kafkaName()).setGroupType(GROUP_TYPE_CLASSIC));
+            }
+        }
+        return new ListGroupsResponse(data);
+    }
+
+    DescribeGroupsResponse describeGroups(DescribeGroupsRequest request, short version) {
+        DescribeGroupsResponseData data = new DescribeGroupsResponseData();
+        for (String groupId : request.data().groups()) {
+            GroupSummary group = coordinator.describeGroup(groupId);
+            if (group == null) {
+                data.groups().add(version >= 6 ? DescribeGroupsResponse.groupError(TopicNames.echoable(groupId), Errors.GROUP_ID_NOT_FOUND)
+                        : DescribeGroupsResponse.groupMetadata(TopicNames.echoable(groupId), Errors.NONE, GroupState.DEAD.kafkaName(), "", "",
+                                List.of(), DescribeGroupsResponse.AUTHORIZED_OPERATIONS_OMITTED));
+                continue;
+            }
+            List<DescribedGroupMember> members = new ArrayList<>();
+            group.members().forEach(m -> members.add(DescribeGroupsResponse.groupMember(m.memberId(), m.groupInstanceId(), m.clientId(),
+                    m.clientHost(), m.assignment(), m.metadata())));
+            DescribedGroup described = DescribeGroupsResponse.groupMetadata(group.groupId(), Errors.NONE, group.state().kafkaName(),
+                    group.protocolType(), group.state() == GroupState.STABLE ? group.protocolName() : "", members,
+                    DescribeGroupsResponse.AUTHORIZED_OPERATIONS_OMITTED);
+            data.groups().add(described);
+        }
+        return new DescribeGroupsResponse(data);
+    }
+
+    DeleteGroupsResponse deleteGroups(DeleteGroupsRequest request) {
+        DeletableGroupResultCollection results = new DeletableGroupResultCollection();
+        coordinator.deleteGroups(request.data().groupsNames()).forEach((groupId, error) ->
+                results.add(new DeletableGroupResult().setGroupId(TopicNames.echoable(groupId)).setErrorCode(error.code())));
+        return new DeleteGroupsResponse(new DeleteGroupsResponseData().setResults(results));
+    }
+
+    OffsetDeleteResponse offsetDelete(OffsetDeleteRequest request) {
+        List<TopicPartition> partitions = new ArrayList<>();
+        for (OffsetDeleteRequestTopic topic : request.data().topics()) {
+            for (OffsetDeleteRequestPartition p : topic.partitions()) {
+                partitions.add(new TopicPartition(TopicNames.echoable(topic.name()), p.partitionIndex()));
+            }
+        }
+        GroupCoordinator.CommitResult result = coordinator.deleteOffsets(request.data().groupId(), partitions);
+        OffsetDeleteResponseData data = new OffsetDeleteResponseData().setErrorCode(result.groupError().code());
+        if (result.groupError() == Errors.NONE) {
+            OffsetDeleteResponseTopicCollection topics = new OffsetDeleteResponseTopicCollection();
+            for (OffsetDeleteRequestTopic topic : request.data().topics()) {
+                OffsetDeleteResponsePartitionCollection out = new OffsetDeleteResponsePartitionCollection();
+                ReplicaManager.Topic known = replicaManager.topic(topic.name());
+                for (OffsetDeleteRequestPartition p : topic.partitions()) {
+                    TopicPartition tp = new TopicPartition(TopicNames.echoable(topic.name()), p.partitionIndex());
+                    Errors error = known == null || known.partition(p.partitionIndex()) == null ? Errors.UNKNOWN_TOPIC_OR_PARTITION : result.error(tp);
+                    out.add(new OffsetDeleteResponsePartition().setPartitionIndex(p.partitionIndex()).setErrorCode(error.code()));
+                }
+                topics.add(new OffsetDeleteResponseTopic().setName(TopicNames.echoable(topic.name())).setPartitions(out));
+            }
+            data.setTopics(topics);
+        }
+        return new OffsetDeleteResponse(data);
+    }
+}
