@@ -62,6 +62,7 @@ public final class GroupCoordinator implements AutoCloseable {
     /** The protocol type of Kafka's consumers, whose subscriptions the coordinator can read. */
     public static final String CONSUMER_PROTOCOL_TYPE = ConsumerProtocol.PROTOCOL_TYPE;
     private static final Logger LOG = LoggerFactory.getLogger(GroupCoordinator.class);
+    private static final byte[] NO_BYTES = new byte[0];
 
     private final GroupCoordinatorConfig config;
     private final DelayedOperationPurgatory<DelayedOperation> rebalancePurgatory;
@@ -132,7 +133,7 @@ public final class GroupCoordinator implements AutoCloseable {
         if (!acceptsJoiningMember(group, memberId)) {
             if (group.has(memberId)) {
                 removeMember(group, group.member(memberId));
-                afterMemberRemoval(group);
+                afterMemberRemoval(group, "member " + memberId + " removed: the group is at group.max.size");
             }
             callback.accept(joinError(JoinGroupRequest.UNKNOWN_MEMBER_ID, Errors.GROUP_MAX_SIZE_REACHED));
         } else if (!group.supports(request.protocolType(), names)) {
@@ -526,7 +527,7 @@ public final class GroupCoordinator implements AutoCloseable {
                 if (group.isPending(memberId)) {
                     LOG.info("group {}: pending member {} did not rejoin within its session timeout", group.groupId(), memberId);
                     group.remove(memberId);
-                    afterMemberRemoval(group);
+                    afterMemberRemoval(group, "pending member " + memberId + " did not rejoin");
                 }
                 return;
             }
@@ -542,7 +543,7 @@ public final class GroupCoordinator implements AutoCloseable {
                     member.isNew() ? config.newMemberJoinTimeoutMs() : member.sessionTimeoutMs());
             membersExpired.increment();
             removeMember(group, member);
-            afterMemberRemoval(group);
+            afterMemberRemoval(group, "member " + memberId + "'s session expired");
         }
     }
 
@@ -558,7 +559,7 @@ public final class GroupCoordinator implements AutoCloseable {
         }
         return withGroup(groupId, false, group -> {
             List<MemberResponse> responses = new ArrayList<>(leaving.size());
-            boolean removed = false;
+            List<String> removed = new ArrayList<>();
             for (MemberIdentity m : leaving) {
                 Errors error;
                 if (JoinGroupRequest.UNKNOWN_MEMBER_ID.equals(m.memberId())) {
@@ -577,12 +578,14 @@ public final class GroupCoordinator implements AutoCloseable {
                         removeMember(group, group.member(m.memberId()));
                     }
                 }
-                removed |= error == Errors.NONE;
+                if (error == Errors.NONE) {
+                    removed.add(m.groupInstanceId() == null ? m.memberId() : m.memberId() + " (" + m.groupInstanceId() + ")");
+                }
                 responses.add(memberResponse(m, error));
             }
-            if (removed) {
-                LOG.info("group {}: member(s) left: {}", groupId, leaving.stream().map(MemberIdentity::memberId).toList());
-                afterMemberRemoval(group);
+            if (!removed.isEmpty()) {
+                LOG.info("group {}: {} left the group (LeaveGroup): {}", groupId, removed.size() == 1 ? "member" : "members", removed);
+                afterMemberRemoval(group, removed.size() == 1 ? "member " + removed.get(0) + " left" : "members " + removed + " left");
             }
             return responses;
         }, missing -> {
@@ -606,10 +609,13 @@ public final class GroupCoordinator implements AutoCloseable {
         heartbeatPurgatory.checkAndComplete(new GroupKeys.Member(group.groupId(), member.memberId()));
     }
 
-    /** After members left: a stable group rebalances, a rebalancing one may now be complete, an empty one may go. */
-    private void afterMemberRemoval(GroupMetadata group) {
+    /**
+     * After members were removed (for {@code reason}, which the rebalance log line gives): a stable
+     * group rebalances, a rebalancing one may now be complete, an empty one may go.
+     */
+    private void afterMemberRemoval(GroupMetadata group, String reason) {
         if (group.is(GroupState.STABLE) || group.is(GroupState.COMPLETING_REBALANCE)) {
-            prepareRebalance(group, "member(s) left");
+            prepareRebalance(group, reason);
         } else if (group.is(GroupState.PREPARING_REBALANCE)) {
             rebalancePurgatory.checkAndComplete(new GroupKeys.Join(group.groupId()));
         } else {
@@ -792,7 +798,7 @@ public final class GroupCoordinator implements AutoCloseable {
             boolean stable = group.is(GroupState.STABLE);
             for (MemberMetadata m : group.members()) {
                 members.add(new GroupSummary.Member(m.memberId(), m.groupInstanceId(), m.clientId(), m.clientHost(),
-                        stable ? m.metadata(group.protocolName()) : new byte[0], stable ? m.assignment() : new byte[0],
+                        readOnly(stable ? m.metadata(group.protocolName()) : NO_BYTES), readOnly(stable ? m.assignment() : NO_BYTES),
                         now - m.lastHeartbeatMs(), m.sessionTimeoutMs()));
             }
         }
@@ -943,6 +949,11 @@ public final class GroupCoordinator implements AutoCloseable {
             }
         }
         return group.has(memberId) ? Errors.NONE : Errors.UNKNOWN_MEMBER_ID;
+    }
+
+    /** A read-only view of {@code bytes}, for a {@link GroupSummary} that leaves the group's lock. */
+    private static ByteBuffer readOnly(byte[] bytes) {
+        return ByteBuffer.wrap(bytes).asReadOnlyBuffer();
     }
 
     private static boolean validGroupId(String groupId) {

@@ -1,13 +1,13 @@
 package io.purgatory.demo.broker.coordinator;
 
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 
 /**
  * What the coordinator shows of a group at one instant: for ListGroups and DescribeGroups, the
- * dashboard and /metrics. Immutable once built (the byte arrays are the coordinator's own copies,
- * not to be changed).
+ * dashboard and /metrics. Immutable (the bytes are read-only buffers), so safe to hand to any thread.
  *
  * @param groupId the group
  * @param state its state
@@ -28,12 +28,12 @@ public record GroupSummary(String groupId, GroupState state, int generationId, S
      * @param groupInstanceId its static instance id, or null for a dynamic member
      * @param clientId the client id it joined with
      * @param clientHost the address it joined from
-     * @param metadata its metadata for the selected protocol while the group is stable, else empty
-     * @param assignment its assignment while the group is stable, else empty
+     * @param metadata its metadata for the selected protocol while the group is stable, else empty; read-only
+     * @param assignment its assignment while the group is stable, else empty; read-only
      * @param sinceHeartbeatMs time since the coordinator last heard from it
      * @param sessionTimeoutMs its session timeout
      */
-    public record Member(String memberId, String groupInstanceId, String clientId, String clientHost, byte[] metadata, byte[] assignment,
+    public record Member(String memberId, String groupInstanceId, String clientId, String clientHost, ByteBuffer metadata, ByteBuffer assignment,
                          long sinceHeartbeatMs, int sessionTimeoutMs) {
     }
 }

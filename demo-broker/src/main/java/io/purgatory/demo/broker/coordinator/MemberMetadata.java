@@ -17,8 +17,27 @@ import org.apache.kafka.common.message.SyncGroupResponseData;
  * <p>Not thread-safe: every field is guarded by the lock of the {@link GroupMetadata} it belongs to.
  */
 final class MemberMetadata {
-    /** A member's protocol: its name and metadata bytes (for a consumer, the serialized subscription). */
-    record Protocol(String name, byte[] metadata) {
+    /**
+     * A member's protocol: its name and metadata bytes (for a consumer, the serialized subscription),
+     * as the JoinGroup request carried them. A class rather than a record because the bytes are
+     * compared by content ({@link #matches}), not by the identity a record's {@code equals} would use.
+     */
+    static final class Protocol {
+        private final String name;
+        private final byte[] metadata;
+
+        Protocol(String name, byte[] metadata) {
+            this.name = name;
+            this.metadata = metadata;
+        }
+
+        String name() {
+            return name;
+        }
+
+        byte[] metadata() {
+            return metadata;
+        }
     }
 
     private final String memberId;

@@ -72,12 +72,12 @@ final class GroupsView {
     }
 
     /** A consumer's assignment as "topic-partition" names; none for another protocol type or bytes that do not parse. */
-    private static List<String> assignment(String protocolType, byte[] bytes) {
-        if (!GroupCoordinator.CONSUMER_PROTOCOL_TYPE.equals(protocolType) || bytes.length == 0) {
+    private static List<String> assignment(String protocolType, ByteBuffer bytes) {
+        if (!GroupCoordinator.CONSUMER_PROTOCOL_TYPE.equals(protocolType) || !bytes.hasRemaining()) {
             return List.of();
         }
         try {
-            return ConsumerProtocol.deserializeAssignment(ByteBuffer.wrap(bytes)).partitions().stream()
+            return ConsumerProtocol.deserializeAssignment(bytes.duplicate()).partitions().stream()
                     .sorted(Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition))
                     .map(TopicPartition::toString).toList();
         } catch (RuntimeException garbage) {

@@ -61,6 +61,7 @@ import org.apache.kafka.common.requests.OffsetFetchRequest;
 import org.apache.kafka.common.requests.OffsetFetchResponse;
 import org.apache.kafka.common.requests.SyncGroupRequest;
 import org.apache.kafka.common.requests.SyncGroupResponse;
+import org.apache.kafka.common.utils.Utils;
 
 /**
  * The group APIs, as Kafka's {@code KafkaApis} handles them in front of its group coordinator:
@@ -243,7 +244,7 @@ final class GroupApis {
             }
             List<DescribedGroupMember> members = new ArrayList<>();
             group.members().forEach(m -> members.add(DescribeGroupsResponse.groupMember(m.memberId(), m.groupInstanceId(), m.clientId(),
-                    m.clientHost(), m.assignment(), m.metadata())));
+                    m.clientHost(), Utils.toArray(m.assignment()), Utils.toArray(m.metadata()))));
             DescribedGroup described = DescribeGroupsResponse.groupMetadata(group.groupId(), Errors.NONE, group.state().kafkaName(),
                     group.protocolType(), group.state() == GroupState.STABLE ? group.protocolName() : "", members,
                     DescribeGroupsResponse.AUTHORIZED_OPERATIONS_OMITTED);

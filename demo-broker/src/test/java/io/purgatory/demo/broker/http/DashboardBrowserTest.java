@@ -19,6 +19,7 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -121,6 +122,9 @@ class DashboardBrowserTest {
 
         assertTrue(driver.findElement(By.id("chart-fetches")).isDisplayed());
         assertTrue(text("legend-fetches").contains("empty at max.wait.ms"), text("legend-fetches"));
+        List<String> purgatoryColours = page().until(() -> driver.findElements(By.cssSelector("#legend-parked .legend-line i")).stream()
+                .map(swatch -> swatch.getCssValue("background-color")).toList(), colours -> colours.size() == 5);
+        assertEquals(5, Set.copyOf(purgatoryColours).size(), "one colour per purgatory: " + purgatoryColours);
         client.send(new FetchRequest(FetchTest.fetch(500, 1, 0), FETCH_BY_NAME)); // the load commits records soon
         page().until(() -> count("fetch-data-total") == 1);
 
