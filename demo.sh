@@ -5,6 +5,9 @@
 # While it runs, the broker's dashboard shows the same live, in a browser: the script prints its URL.
 # Extra arguments go to the client, e.g. ./demo.sh --requests 30000 --rate 300 (100 s, to watch the page longer).
 # DEMO_HTTP_PORT=8080 ./demo.sh serves the dashboard on that port instead of a free one.
+# DEMO_GROUP=demo-group ./demo.sh then reads the records back as that consumer group: two consumers
+# split the topic, a third member joins and crashes (stops heartbeating) after 6 s, and its session
+# expires 10 s later (watch the dashboard's "Consumer groups" panel).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
@@ -26,7 +29,7 @@ echo "== starting demo-broker: topic demo with 3 partitions, followers 1 and 2, 
 java -jar demo-broker/target/demo-broker.jar --port 0 --port-file "$work/port" \
   --http-port "${DEMO_HTTP_PORT:-0}" --http-port-file "$work/http-port" \
   --topic demo:3 --replicas 2 --replica-lag-ms 5 --replica-lag-jitter-ms 3 \
-  --stall-replica 2 --healthy-ms 3000 --stall-ms 2500 &
+  --stall-replica 2 --healthy-ms 3000 --stall-ms 2500 --group-initial-rebalance-delay-ms 500 &
 broker_pid=$!
 
 for _ in $(seq 1 300); do
@@ -45,6 +48,12 @@ echo "== running demo-client against localhost:$port: acks=-1, request timeout 1
 status=0
 java -jar demo-client/target/demo-client.jar --bootstrap "localhost:$port" --topic demo \
   --requests 3000 --rate 300 --concurrency 500 --acks -1 --timeout-ms 1000 --record-size 100 "$@" || status=$?
+
+if [[ -n "${DEMO_GROUP:-}" && "$status" -eq 0 ]]; then
+  echo "== consumer group $DEMO_GROUP: 2 consumers read topic demo back; one more member crashes after 6 s"
+  java -jar demo-client/target/demo-client.jar --bootstrap "localhost:$port" --topic demo \
+    --group "$DEMO_GROUP" --consumers 2 --crash-after-ms 6000 --consume-ms 25000 || status=$?
+fi
 
 echo "== stopping demo-broker"
 stop_broker

@@ -10,7 +10,7 @@
     bandLabel: '#8a3a3a'
   };
   // one colour per purgatory (produce, fetch, delete-records, rebalance, heartbeat), none repeated
-  const PURGATORY_COLORS = ['#3b6fd8', '#2e9e5b', '#e08a1e', '#8a4fd1', '#b5489a', '#1a9aa0'];
+  const PURGATORY_COLORS = ['#3b6fd8', '#2e9e5b', '#e08a1e', '#8a4fd1', '#1a9aa0', '#b5489a'];
   // the shading of the seconds a follower was stalled, one colour per replica
   const STALL_COLORS = ['rgba(214, 69, 69, 0.10)', 'rgba(224, 138, 30, 0.14)', 'rgba(138, 79, 209, 0.10)', 'rgba(59, 111, 216, 0.10)'];
   const samples = [];

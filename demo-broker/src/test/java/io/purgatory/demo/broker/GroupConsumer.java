@@ -22,9 +22,9 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * assignment. Thread-safe: the consumer is confined to its thread; what it recorded is in
  * concurrent collections.
  */
-final class GroupConsumer implements AutoCloseable {
+public final class GroupConsumer implements AutoCloseable {
     /** A record read: partition and offset. */
-    record Read(String member, int partition, long offset) {
+    public record Read(String member, int partition, long offset) {
     }
 
     private final String name;
@@ -39,7 +39,7 @@ final class GroupConsumer implements AutoCloseable {
     /**
      * @param extra consumer settings over the test's defaults (auto commit off, 200 ms heartbeats)
      */
-    GroupConsumer(String name, int port, String group, String topic, ConcurrentLinkedQueue<Read> reads, Map<String, Object> extra) {
+    public GroupConsumer(String name, int port, String group, String topic, ConcurrentLinkedQueue<Read> reads, Map<String, Object> extra) {
         this.name = name;
         this.reads = reads;
         Map<String, Object> config = new HashMap<>();
@@ -97,7 +97,7 @@ final class GroupConsumer implements AutoCloseable {
     }
 
     /** The partitions assigned now. */
-    Set<TopicPartition> assignment() {
+    public Set<TopicPartition> assignment() {
         return Set.copyOf(assignment);
     }
 

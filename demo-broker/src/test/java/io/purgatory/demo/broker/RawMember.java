@@ -24,7 +24,7 @@ import org.apache.kafka.common.requests.SyncGroupResponse;
  * garbage. It offers the "range" protocol with a consumer subscription, so real consumers in the
  * same group can assign to it. Not thread-safe: one test thread.
  */
-final class RawMember {
+public final class RawMember {
     private final WireClient client;
     private final String group;
     private final int sessionTimeoutMs;
@@ -32,7 +32,7 @@ final class RawMember {
     private String memberId = JoinGroupRequest.UNKNOWN_MEMBER_ID;
     private int generation = -1;
 
-    RawMember(WireClient client, String group, int sessionTimeoutMs, int rebalanceTimeoutMs) {
+    public RawMember(WireClient client, String group, int sessionTimeoutMs, int rebalanceTimeoutMs) {
         this.client = client;
         this.group = group;
         this.sessionTimeoutMs = sessionTimeoutMs;
@@ -63,7 +63,7 @@ final class RawMember {
     }
 
     /** Joins as a consumer of {@code topic}: the MEMBER_ID_REQUIRED round, then the parked join; its answer. */
-    JoinGroupResponseData join(String topic) throws Exception {
+    public JoinGroupResponseData join(String topic) throws Exception {
         JoinGroupResponseData first = sendJoin(subscription(topic)).get(20, TimeUnit.SECONDS);
         if (first.errorCode() != Errors.MEMBER_ID_REQUIRED.code()) {
             return first;
@@ -72,13 +72,13 @@ final class RawMember {
     }
 
     /** A SyncGroup with no assignments (a follower's). */
-    SyncGroupResponseData sync() throws Exception {
+    public SyncGroupResponseData sync() throws Exception {
         SyncGroupRequestData data = new SyncGroupRequestData().setGroupId(group).setMemberId(memberId).setGenerationId(generation)
                 .setProtocolType("consumer").setProtocolName("range");
         return ((SyncGroupResponse) client.send(new SyncGroupRequest.Builder(data).build()).get(60, TimeUnit.SECONDS).response()).data();
     }
 
-    String memberId() {
+    public String memberId() {
         return memberId;
     }
 

@@ -584,8 +584,9 @@ public final class GroupCoordinator implements AutoCloseable {
                 responses.add(memberResponse(m, error));
             }
             if (!removed.isEmpty()) {
-                LOG.info("group {}: {} left the group (LeaveGroup): {}", groupId, removed.size() == 1 ? "member" : "members", removed);
-                afterMemberRemoval(group, removed.size() == 1 ? "member " + removed.get(0) + " left" : "members " + removed + " left");
+                String who = (removed.size() == 1 ? "member " : "members ") + String.join(", ", removed);
+                LOG.info("group {}: {} left (LeaveGroup)", groupId, who);
+                afterMemberRemoval(group, who + " left");
             }
             return responses;
         }, missing -> {

@@ -6,17 +6,13 @@ import io.purgatory.demo.broker.BrokerExtension;
 import io.purgatory.demo.broker.DemoBroker;
 import io.purgatory.demo.broker.FetchTest;
 import io.purgatory.demo.broker.WireClient;
-import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -24,38 +20,24 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Level;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 import org.apache.kafka.common.requests.FetchRequest;
-import org.awaitility.Awaitility;
-import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.By;
-import org.openqa.selenium.Dimension;
-import org.openqa.selenium.JavascriptExecutor;
-import org.openqa.selenium.OutputType;
-import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
-import org.openqa.selenium.logging.LogEntry;
-import org.openqa.selenium.logging.LogType;
-import org.openqa.selenium.logging.LoggingPreferences;
+import static io.purgatory.demo.broker.http.Browser.page;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * The dashboard in a real browser: headless Chromium, driven through Debian's chromedriver by
- * Selenium, against an in-process broker under {@code acks=-1} load. The page loads without
+ * The dashboard in a real browser ({@link Browser}: headless Chromium, driven through Debian's
+ * chromedriver by Selenium), against an in-process broker under {@code acks=-1} load. The page loads without
  * console errors, its counters move, a consumer's fetch shows in the fetch chart's totals, clicking "stall" on follower 2 makes the timed-out count
  * rise and "resume" brings acks back, twice. While it is stalled the charts' legends name the
  * shaded band "replica 2 stalled", and the expiry-lateness tile shows the highest p99 of the
@@ -68,8 +50,6 @@ import static org.junit.jupiter.api.Assertions.fail;
  */
 @Tag("integration")
 class DashboardBrowserTest {
-    private static final Path CHROMIUM = Path.of(System.getProperty("chromium.binary", "/usr/bin/chromium"));
-    private static final Path CHROMEDRIVER = Path.of(System.getProperty("chromedriver.binary", "/usr/bin/chromedriver"));
     private static final Path SCREENSHOT = Path.of("target", "dashboard-stall.png");
     private static final short ACKS_ALL = -1;
     private static final short FETCH_BY_NAME = 12;
@@ -81,21 +61,18 @@ class DashboardBrowserTest {
     private DashboardServer dashboard;
     private WireClient client;
     private ScheduledExecutorService load;
+    private Browser browser;
     private WebDriver driver;
 
     @BeforeAll
     static void browserIsInstalled() {
-        if (!Files.isExecutable(CHROMIUM) || !Files.isExecutable(CHROMEDRIVER)) {
-            fail("the dashboard's browser test needs Chromium and its driver: " + CHROMIUM + " and " + CHROMEDRIVER
-                    + " are not both there. Install them with 'apt-get install -y chromium chromium-driver'"
-                    + " (.ci/run does), or point -Dchromium.binary and -Dchromedriver.binary at them.");
-        }
+        Browser.requireInstalled();
     }
 
     @AfterEach
     void tearDown() throws Exception {
-        if (driver != null) {
-            driver.quit();
+        if (browser != null) {
+            browser.close();
         }
         if (load != null) {
             load.shutdownNow();
@@ -112,7 +89,8 @@ class DashboardBrowserTest {
         dashboard = DashboardServer.start(broker.replicaManager(), broker.coordinator(), broker.stats(), "127.0.0.1", 0);
         client = brokers.connect();
         startLoad();
-        driver = chromium();
+        browser = Browser.start();
+        driver = browser.driver();
         driver.get(dashboard.url());
 
         page().until(() -> text("status").equals("live"));
@@ -131,10 +109,7 @@ class DashboardBrowserTest {
         stallResumeCycle();
         stallResumeCycle();
 
-        List<LogEntry> errors = driver.manage().logs().get(LogType.BROWSER).getAll().stream()
-                .filter(entry -> entry.getLevel().intValue() >= Level.SEVERE.intValue())
-                .collect(Collectors.toList());
-        assertEquals(List.of(), errors, "console errors");
+        assertEquals(List.of(), browser.consoleErrors(), "console errors");
     }
 
     /** Stall replica 2 from the page, see timeouts rise; resume it, see acks return. Screenshots the stall. */
@@ -153,9 +128,7 @@ class DashboardBrowserTest {
         page().until(() -> text("lateness-p99").equals(highestP99InTheLatenessLegend() + " ms"));
         page().until(() -> text("lateness-p99").equals(highestP99InTheState() + " ms"));
 
-        fitWindowToPage();
-        Files.createDirectories(SCREENSHOT.getParent());
-        Files.copy(((TakesScreenshot) driver).getScreenshotAs(OutputType.FILE).toPath(), SCREENSHOT, StandardCopyOption.REPLACE_EXISTING);
+        browser.screenshot(SCREENSHOT);
 
         click(2, "resume");
         page().until(() -> replicaState(2).equals("fetching"));
@@ -190,18 +163,6 @@ class DashboardBrowserTest {
         return highest;
     }
 
-    /** Makes the window as tall as the page, so the screenshot ends at the footer, with no blank area below. */
-    private void fitWindowToPage() {
-        JavascriptExecutor js = (JavascriptExecutor) driver;
-        long chrome = ((Number) js.executeScript("return window.outerHeight - window.innerHeight;")).longValue();
-        String pageHeight = "return Math.ceil(document.body.getBoundingClientRect().height);";
-        long page = ((Number) js.executeScript(pageHeight)).longValue();
-        Dimension size = driver.manage().window().getSize();
-        driver.manage().window().setSize(new Dimension(size.getWidth(), (int) (page + chrome)));
-        page().until(() -> ((Number) js.executeScript("return window.innerHeight;")).longValue()
-                == ((Number) js.executeScript(pageHeight)).longValue());
-    }
-
     /** 100 acks=-1 produces a second with a 500 ms timeout, round-robin over the partitions. */
     private void startLoad() {
         AtomicInteger sent = new AtomicInteger();
@@ -215,27 +176,6 @@ class DashboardBrowserTest {
         }, 0, 10, TimeUnit.MILLISECONDS);
     }
 
-    private static WebDriver chromium() {
-        LoggingPreferences logging = new LoggingPreferences();
-        logging.enable(LogType.BROWSER, Level.ALL);
-        ChromeOptions options = new ChromeOptions()
-                .setBinary(CHROMIUM.toFile())
-                .addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                        "--window-size=1400,1200", "--hide-scrollbars");
-        options.setCapability("goog:loggingPrefs", logging);
-        ChromeDriverService service = new ChromeDriverService.Builder()
-                .usingDriverExecutable(new File(CHROMEDRIVER.toString()))
-                .usingAnyFreePort()
-                .build();
-        return new ChromeDriver(service, options);
-    }
-
-    /** Waits for the page: polled every 50 ms, for 15 s at most. */
-    private static ConditionFactory page() {
-        return Awaitility.await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(50)).atMost(Duration.ofSeconds(15))
-                .ignoreExceptions();
-    }
-
     private void click(int replicaId, String action) {
         driver.findElement(By.cssSelector("button[data-replica='" + replicaId + "'][data-action='" + action + "']")).click();
     }
@@ -245,7 +185,7 @@ class DashboardBrowserTest {
     }
 
     private String text(String id) {
-        return driver.findElement(By.id(id)).getText();
+        return browser.text(id);
     }
 
     private long count(String id) {
