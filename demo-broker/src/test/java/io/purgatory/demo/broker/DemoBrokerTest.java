@@ -35,10 +35,6 @@ public class DemoBrokerTest {
         return brokers.connect();
     }
 
-    private WireClient connect() throws Exception {
-        return brokers.connect();
-    }
-
     public static Answer answer(CompletableFuture<Answer> future) {
         Waits.soon().until(future::isDone);
         return future.join();

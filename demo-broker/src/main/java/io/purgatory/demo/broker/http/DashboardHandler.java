@@ -17,7 +17,6 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.timeout.ReadTimeoutException;
 import io.netty.handler.timeout.ReadTimeoutHandler;
-import io.purgatory.demo.broker.metrics.BrokerStats;
 import io.purgatory.demo.broker.server.ReplicaManager;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -57,14 +56,12 @@ public final class DashboardHandler extends SimpleChannelInboundHandler<FullHttp
     private static final long MAX_LAG_MS = 60_000;
 
     private final ReplicaManager replicaManager;
-    private final BrokerStats stats;
     private final StaticAssets assets;
     private final MetricsExporter metrics;
     private final EventStream events;
 
-    DashboardHandler(ReplicaManager replicaManager, BrokerStats stats, StaticAssets assets, MetricsExporter metrics, EventStream events) {
+    DashboardHandler(ReplicaManager replicaManager, StaticAssets assets, MetricsExporter metrics, EventStream events) {
         this.replicaManager = replicaManager;
-        this.stats = stats;
         this.assets = assets;
         this.metrics = metrics;
         this.events = events;

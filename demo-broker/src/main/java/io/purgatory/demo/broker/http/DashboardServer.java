@@ -65,7 +65,7 @@ public final class DashboardServer implements AutoCloseable {
         try {
             EventStream events = loop.submit(() -> new EventStream(new Sampler(replicaManager, coordinator, stats), HISTORY_SAMPLES)).get();
             MetricsExporter metrics = new MetricsExporter(replicaManager, coordinator, stats);
-            DashboardHandler handler = new DashboardHandler(replicaManager, stats, new StaticAssets(), metrics, events);
+            DashboardHandler handler = new DashboardHandler(replicaManager, new StaticAssets(), metrics, events);
             this.serverChannel = new ServerBootstrap()
                     .group(group)
                     .channel(NioServerSocketChannel.class)
