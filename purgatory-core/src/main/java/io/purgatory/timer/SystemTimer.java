@@ -330,29 +330,24 @@ public final class SystemTimer extends TaskHost implements Timer {
 
     /**
      * Driven mode: the reaper wakes (taking a pending wake-up, as its park would) and runs one round
-     * at the clock's tick. Called by one thread at a time, not after {@link #close()}.
-     *
-     * @return whether the reaper then parks (until {@code parkUntilTick}), rather than going round again
+     * at the clock's tick; it is then parked until {@code parkUntilTick}, or awake if the round found
+     * more to do. Called by one thread at a time, not after {@link #close()}.
      */
-    boolean reaperRound() {
+    void reaperRound() {
         reaperWakeUpPending = false;
         parkUntilTick = AWAKE;
         if (reapRound(elapsedNanos() / tickNanos) == AWAKE) {
-            parkUntilTick = AWAKE;
-            return false;
+            parkUntilTick = AWAKE; // as the thread's loop does at once when it does not park
         }
-        return true;
     }
 
     /**
      * Driven mode: the executor wakes (taking a pending wake-up) and runs the tasks handed to it.
      * Called by one thread at a time.
-     *
-     * @return whether there were any
      */
-    boolean executorBatch() {
+    void executorBatch() {
         executorWakeUpPending = false;
-        return runExpiredBatch();
+        runExpiredBatch();
     }
 
     /**
