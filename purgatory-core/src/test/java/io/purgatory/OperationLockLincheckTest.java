@@ -166,7 +166,7 @@ class OperationLockLincheckTest {
 
     /** Three threads, and a scenario where all three wait: one holds the lock, one parks in the slot, one polls. */
     private static ModelCheckingOptions options3x2(Class<? extends Scenario> test) {
-        return parkingSilently(options(5, 500, 3, 2))
+        return parkingSilently(options(10, 500, 3, 2))
                 .addCustomScenario(scenario(test).thread(0, "lockParkedUnlock").thread(1, "lockParkedUnlock")
                         .thread(2, "lockParkedUnlock").build());
     }
