@@ -237,6 +237,8 @@ class SystemTimerLincheckTest {
                 .addCustomScenario(scenario(test).first("add", 1).thread(0, ROUND).thread(1, "cancel", 1).build())
                 // an add racing the round's decision to park (the Dekker pair on parkUntilTick and the stacks)
                 .addCustomScenario(scenario(test).thread(0, ROUND).thread(1, "add", 2).build())
+                // a cancel of a task in the wheel, racing a round of a reaper that sleeps longer than the slack
+                .addCustomScenario(scenario(test).first("add", 2).first(ROUND).first(ROUND).thread(0, ROUND).thread(1, "cancel", 2).build())
                 // an add racing a round that hands a task to the executor, racing the executor's batch
                 .addCustomScenario(scenario(test).first("add", 0).thread(0, ROUND).thread(1, "add", 1).thread(2, "executorBatch").build());
     }
