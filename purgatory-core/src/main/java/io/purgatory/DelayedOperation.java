@@ -332,7 +332,9 @@ public abstract class DelayedOperation {
     final void lockParked() {
         boolean interrupted = false;
         while (!tryLock()) {
-            parkForUnlock();
+            if (!parkForUnlock()) {
+                LockSupport.parkNanos(this, POLL_NANOS); // another thread parks in the slot: poll
+            }
             interrupted |= Thread.interrupted(); // keep waiting; the interrupt is restored below
         }
         if (interrupted) {
@@ -341,22 +343,27 @@ public abstract class DelayedOperation {
     }
 
     /**
-     * Parks until the lock may be free. The waiter publishes itself, then reads {@code owner}; the
-     * unlocker clears {@code owner}, then reads {@code waiter}: both volatile, so at least one of
-     * them sees the other's write, and a release is never missed.
+     * Parks in the {@code waiter} slot until the lock may be free, if the slot is free. The waiter
+     * publishes itself, then reads {@code owner}; the unlocker clears {@code owner}, then reads
+     * {@code waiter}: both volatile, so at least one of them sees the other's write, and a release
+     * is never missed. A thread that finds the slot taken polls instead, in {@link #lockParked()}: a
+     * separate step, so that the model checker can let that timed park time out while this one parks
+     * in earnest (see OperationLockLincheckTest).
+     *
+     * @return false if another thread holds the slot (this one did not park)
      */
-    private void parkForUnlock() {
-        if (WAITER.compareAndSet(this, null, Thread.currentThread())) {
-            try {
-                if (owner != FREE) {
-                    LockSupport.park(this);
-                }
-            } finally {
-                waiter = null;
-            }
-        } else {
-            LockSupport.parkNanos(this, POLL_NANOS);
+    private boolean parkForUnlock() {
+        if (!WAITER.compareAndSet(this, null, Thread.currentThread())) {
+            return false;
         }
+        try {
+            if (owner != FREE) {
+                LockSupport.park(this);
+            }
+        } finally {
+            waiter = null;
+        }
+        return true;
     }
 
     /**

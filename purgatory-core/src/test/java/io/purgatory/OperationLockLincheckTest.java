@@ -3,6 +3,7 @@ package io.purgatory;
 import static io.purgatory.timer.ModelChecking.assertCaught;
 import static io.purgatory.timer.ModelChecking.options;
 import static io.purgatory.timer.ModelChecking.parksInEarnest;
+import static io.purgatory.timer.ModelChecking.scenario;
 
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
@@ -16,9 +17,15 @@ import org.junit.jupiter.api.Test;
  * that it is alone inside. Lincheck explores the interleavings of each scenario and reports an
  * overlap (an exception in the results), a thread left parked (a deadlock) or a livelock.
  *
- * <p>The same scenario runs against {@link DekkerReorderedLock}, a copy of the lock whose
- * {@code unlock} reads {@code waiter} before it frees {@code owner}; the checker must find the
- * wake-up that copy loses.
+ * <p>Three threads reach the path of a third waiter, which finds the {@code waiter} slot taken and
+ * polls with timed parks: the slot's park is marked silent (it parks in earnest, see
+ * {@link io.purgatory.timer.ModelChecking}) and the poll's is not, so the model checker lets the
+ * poll time out at any point, as the real one does.
+ *
+ * <p>The same scenarios run against {@link BrokenOperationLock}: with
+ * {@link BrokenOperationLock.Bug#READS_WAITER_BEFORE_FREEING} the checker must find the wake-up the
+ * reordered Dekker pair loses (two threads), with {@link BrokenOperationLock.Bug#POLLER_CLEARS_THE_SLOT}
+ * the slot's thread that a poller forgets (three threads).
  */
 @Tag("lincheck")
 class OperationLockLincheckTest {
@@ -133,17 +140,35 @@ class OperationLockLincheckTest {
         }
     }
 
-    /** The scenario over the broken copy. */
-    public static class Broken extends Scenario {
-        public Broken() {
-            super(new DekkerReorderedLock());
+    /** The scenario over the broken copy whose {@code unlock} reads {@code waiter} before it frees {@code owner}. */
+    public static class DekkerReordered extends Scenario {
+        public DekkerReordered() {
+            super(new BrokenOperationLock(BrokenOperationLock.Bug.READS_WAITER_BEFORE_FREEING));
         }
     }
 
-    private static ModelCheckingOptions options2x3() {
-        return options(15, 500, 2, 3)
+    /** The scenario over the broken copy whose third waiter clears the slot of the second. */
+    public static class PollerClearsTheSlot extends Scenario {
+        public PollerClearsTheSlot() {
+            super(new BrokenOperationLock(BrokenOperationLock.Bug.POLLER_CLEARS_THE_SLOT));
+        }
+    }
+
+    private static ModelCheckingOptions parkingSilently(ModelCheckingOptions options) {
+        return options
                 .addGuarantee(parksInEarnest(DelayedOperation.class, "parkForUnlock"))
-                .addGuarantee(parksInEarnest(DekkerReorderedLock.class, "parkForUnlock"));
+                .addGuarantee(parksInEarnest(BrokenOperationLock.class, "parkForUnlock"));
+    }
+
+    private static ModelCheckingOptions options2x3() {
+        return parkingSilently(options(15, 500, 2, 3));
+    }
+
+    /** Three threads, and a scenario where all three wait: one holds the lock, one parks in the slot, one polls. */
+    private static ModelCheckingOptions options3x2(Class<? extends Scenario> test) {
+        return parkingSilently(options(10, 500, 3, 2))
+                .addCustomScenario(scenario(test).thread(0, "lockParkedUnlock").thread(1, "lockParkedUnlock")
+                        .thread(2, "lockParkedUnlock").build());
     }
 
     @Test
@@ -161,7 +186,17 @@ class OperationLockLincheckTest {
     }
 
     @Test
+    void aThirdWaiterPollsUntilItHasTheLock() {
+        options3x2(Real.class).check(Real.class);
+    }
+
+    @Test
     void aLockThatReadsTheWaiterBeforeFreeingTheOwnerIsCaught() {
-        assertCaught(options2x3(), Broken.class);
+        assertCaught(options2x3(), DekkerReordered.class);
+    }
+
+    @Test
+    void aPollerThatClearsTheSlotOfTheParkedWaiterIsCaught() {
+        assertCaught(options3x2(PollerClearsTheSlot.class), PollerClearsTheSlot.class);
     }
 }

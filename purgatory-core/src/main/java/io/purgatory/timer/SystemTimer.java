@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,11 +51,21 @@ import org.slf4j.LoggerFactory;
  * {@link #size()}: no allocation per run, and a {@code cancel()} that wins against FIRING makes the
  * push back fail.
  *
- * <p>Thread-safe. Fields: {@code wheel}, {@code parkedAtTick} and the link fields of every task in
- * the wheel are written by the reaper thread only (a task's {@code dueTick} by the thread that pushes
- * it onto {@code added}, before the push); {@code added}, {@code cancelled},
- * {@code expired}, {@code size}, {@code closed}, {@code reaperDone} and {@code parkUntilTick} are
- * atomics or volatiles shared by all threads.
+ * <p>For the model checks (SystemTimerLincheckTest) a package-private constructor makes a
+ * <em>driven</em> timer: its clock is a supplier of nanoseconds, it starts no threads, and the test
+ * runs the reaper one round at a time ({@code reaperRound()}) and the executor one batch at a time
+ * ({@code executorBatch()}), from threads of its choosing. A wake-up of a driven reaper or executor
+ * is recorded as pending ({@code reaperWakeUpPending}, {@code executorWakeUpPending}) instead of
+ * unparking a thread, so that {@code lostWakeUp()} can check as state that no hand-off is slept
+ * through. The reaper and executor threads of a timer that is not driven run those same rounds and
+ * batches in a loop, parking between them.
+ *
+ * <p>Thread-safe. Fields: {@code wheel}, {@code parkedAtTick}, {@code expiredBatchStarted} and the
+ * link fields of every task in the wheel are written by the reaper (its thread, or in driven mode the
+ * caller of {@code reaperRound()}, one at a time) only (a task's {@code dueTick} by the thread that
+ * pushes it onto {@code added}, before the push); {@code added}, {@code cancelled}, {@code expired},
+ * {@code size}, {@code closed}, {@code reaperDone}, {@code parkUntilTick} and the two wake-up flags
+ * of driven mode are atomics or volatiles shared by all threads; the rest is final.
  */
 public final class SystemTimer extends TaskHost implements Timer {
 
@@ -68,6 +79,8 @@ public final class SystemTimer extends TaskHost implements Timer {
     private final String name;
     private final long tickMs;
     private final long tickNanos;
+    /** The clock, in nanoseconds: {@link System#nanoTime()}, or the test's in driven mode. */
+    private final LongSupplier nanoClock;
     private final long startNanos;
     private final TimingWheel wheel;
     private final AtomicReference<TimerTask> added = new AtomicReference<>();
@@ -76,7 +89,9 @@ public final class SystemTimer extends TaskHost implements Timer {
     private final LongAdder size = new LongAdder();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Consumer<TimerTask> expire = this::expire;
+    /** The reaper thread, or null in driven mode. */
     private final Thread reaper;
+    /** The executor thread, or null in driven mode. */
     private final Thread executor;
     private volatile long parkUntilTick = AWAKE;
     /** The tick the reaper parked at; written before {@code parkUntilTick}, read after it. */
@@ -84,6 +99,10 @@ public final class SystemTimer extends TaskHost implements Timer {
     private volatile boolean reaperDone;
     /** Whether the reaper pushed onto an empty {@code expired} stack in this round; reaper only. */
     private boolean expiredBatchStarted;
+    /** Driven mode: a wake-up of the reaper is pending (its park would return); the next round takes it. */
+    private volatile boolean reaperWakeUpPending;
+    /** Driven mode: a wake-up of the executor is pending; the next batch takes it. */
+    private volatile boolean executorWakeUpPending;
 
     /** A timer with Kafka's defaults: a 1 ms tick and 20 buckets per level. */
     public SystemTimer(String name) {
@@ -97,18 +116,36 @@ public final class SystemTimer extends TaskHost implements Timer {
      * @param wheelSize buckets per level, at least 2; a power of two makes bucket lookup a mask
      */
     public SystemTimer(String name, long tickMs, int wheelSize) {
+        this(name, tickMs, wheelSize, System::nanoTime, true);
+    }
+
+    /**
+     * A driven timer, for the model checks: time is {@code nanoClock}, no thread is started, and the
+     * caller runs the reaper with {@link #reaperRound()} and the executor with {@link #executorBatch()}.
+     */
+    SystemTimer(String name, long tickMs, int wheelSize, LongSupplier nanoClock) {
+        this(name, tickMs, wheelSize, nanoClock, false);
+    }
+
+    private SystemTimer(String name, long tickMs, int wheelSize, LongSupplier nanoClock, boolean startThreads) {
         this.name = Objects.requireNonNull(name, "name");
         if (tickMs < 1 || tickMs > Long.MAX_VALUE / NANOS_PER_MS) {
             throw new IllegalArgumentException("tickMs must be from 1 to " + Long.MAX_VALUE / NANOS_PER_MS + ": " + tickMs);
         }
         this.tickMs = tickMs;
         this.tickNanos = tickMs * NANOS_PER_MS;
-        this.startNanos = System.nanoTime();
+        this.nanoClock = nanoClock;
+        this.startNanos = nanoClock.getAsLong();
         this.wheel = new TimingWheel(wheelSize, 0);
-        this.executor = daemon(this::runExpired, name + "-executor");
-        this.reaper = daemon(this::reap, name + "-reaper");
-        executor.start();
-        reaper.start();
+        if (startThreads) {
+            this.executor = daemon(this::runExpired, name + "-executor");
+            this.reaper = daemon(this::reap, name + "-reaper");
+            executor.start();
+            reaper.start();
+        } else {
+            this.executor = null;
+            this.reaper = null;
+        }
     }
 
     @Override
@@ -154,7 +191,7 @@ public final class SystemTimer extends TaskHost implements Timer {
         boolean wasEmpty = push(added, task);
         long until = parkUntilTick;
         if (dueTick < until || (wasEmpty && sleepsLong(until))) {
-            LockSupport.unpark(reaper);
+            wakeReaper();
         }
     }
 
@@ -192,14 +229,16 @@ public final class SystemTimer extends TaskHost implements Timer {
             return;
         }
         LOG.info("Timer {} closed: {} pending tasks dropped", name, Math.max(0, size.sum()));
-        LockSupport.unpark(reaper);
-        try {
-            reaper.join(); // the reaper runs no user code, so this wait is short
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        wakeReaper();
+        if (reaper != null) {
+            try {
+                reaper.join(); // the reaper runs no user code, so this wait is short
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         reaperDone = true;
-        LockSupport.unpark(executor); // tasks already expired still run; the executor thread then ends
+        wakeExecutor(); // tasks already expired still run; the executor thread then ends
     }
 
     @Override
@@ -211,7 +250,7 @@ public final class SystemTimer extends TaskHost implements Timer {
     void cancelled(TimerTask task, int previousState) {
         size.decrement();
         if (previousState == TimerTask.SCHEDULED && push(cancelled, task) && sleepsLong(parkUntilTick)) {
-            LockSupport.unpark(reaper); // unlink the task now, not when the reaper next wakes
+            wakeReaper(); // unlink the task now, not when the reaper next wakes
         }
         // a QUEUED task is still on the add stack (or about to be): the reaper drops it when it takes
         // the stack; a FIRING one is out of the wheel, and its reschedule fails
@@ -232,33 +271,107 @@ public final class SystemTimer extends TaskHost implements Timer {
         return head == null;
     }
 
+    /** Wakes the reaper: unparks its thread, or in driven mode leaves the wake-up pending for its next round. */
+    private void wakeReaper() {
+        if (reaper != null) {
+            LockSupport.unpark(reaper);
+        } else {
+            reaperWakeUpPending = true;
+        }
+    }
+
+    /** Wakes the executor: unparks its thread, or in driven mode leaves the wake-up pending for its next batch. */
+    private void wakeExecutor() {
+        if (executor != null) {
+            LockSupport.unpark(executor);
+        } else {
+            executorWakeUpPending = true;
+        }
+    }
+
     private void reap() {
         while (!closed.get()) {
-            long nowTick = elapsedNanos() / tickNanos;
-            boolean tookHandoffs = takeCancellations() | takeAdds();
-            wheel.advance(nowTick, expire);
-            if (expiredBatchStarted) {
-                expiredBatchStarted = false;
-                LockSupport.unpark(executor);
-            }
-            long next = wheel.nextDueTick();
-            if (tookHandoffs) {
-                next = Math.min(next, nowTick + HANDOFF_SLACK_TICKS); // more are likely on their way
-            }
-            parkedAtTick = nowTick;
-            parkUntilTick = next; // from here on, a hand-off decides whether to wake us
-            if (added.get() == null && cancelled.get() == null && !closed.get()) {
-                if (next == Long.MAX_VALUE) {
-                    LockSupport.park(this);
-                } else {
-                    long wait = saturatedMultiply(next, tickNanos) - elapsedNanos();
-                    if (wait > 0) {
-                        LockSupport.parkNanos(this, wait);
-                    }
+            long until = reapRound(elapsedNanos() / tickNanos);
+            if (until == Long.MAX_VALUE) {
+                LockSupport.park(this);
+            } else if (until != AWAKE) {
+                long wait = saturatedMultiply(until, tickNanos) - elapsedNanos();
+                if (wait > 0) {
+                    LockSupport.parkNanos(this, wait);
                 }
             }
             parkUntilTick = AWAKE;
         }
+    }
+
+    /**
+     * One round of the reaper at {@code nowTick}: takes the cancellations and the adds, advances the
+     * wheel (due tasks go to the executor, woken once), publishes the tick it will sleep until, then
+     * looks at the stacks once more.
+     *
+     * @return the tick to park until ({@code Long.MAX_VALUE}: until woken), or {@link #AWAKE} to go
+     *     round again at once (a hand-off arrived, or the timer is closed)
+     */
+    private long reapRound(long nowTick) {
+        boolean tookHandoffs = takeCancellations() | takeAdds();
+        wheel.advance(nowTick, expire);
+        if (expiredBatchStarted) {
+            expiredBatchStarted = false;
+            wakeExecutor();
+        }
+        long next = wheel.nextDueTick();
+        if (tookHandoffs) {
+            next = Math.min(next, nowTick + HANDOFF_SLACK_TICKS); // more are likely on their way
+        }
+        parkedAtTick = nowTick;
+        parkUntilTick = next; // from here on, a hand-off decides whether to wake us
+        return added.get() == null && cancelled.get() == null && !closed.get() ? next : AWAKE;
+    }
+
+    /**
+     * Driven mode: the reaper wakes (taking a pending wake-up, as its park would) and runs one round
+     * at the clock's tick; it is then parked until {@code parkUntilTick}, or awake if the round found
+     * more to do. Called by one thread at a time, not after {@link #close()}.
+     */
+    void reaperRound() {
+        reaperWakeUpPending = false;
+        parkUntilTick = AWAKE;
+        if (reapRound(elapsedNanos() / tickNanos) == AWAKE) {
+            parkUntilTick = AWAKE; // as the thread's loop does at once when it does not park
+        }
+    }
+
+    /**
+     * Driven mode: the executor wakes (taking a pending wake-up) and runs the tasks handed to it.
+     * Called by one thread at a time.
+     */
+    void executorBatch() {
+        executorWakeUpPending = false;
+        runExpiredBatch();
+    }
+
+    /**
+     * Driven mode, with no round or batch under way: a hand-off that the reaper or the executor would
+     * sleep through, described, or null. A reaper parked until {@code parkUntilTick} with no wake-up
+     * pending must have no added task due before that tick and, if it sleeps longer than the slack,
+     * both hand-off stacks empty; expired tasks waiting for the executor need its wake-up pending.
+     */
+    String lostWakeUp() {
+        long until = parkUntilTick;
+        if (until != AWAKE && !reaperWakeUpPending) {
+            for (TimerTask task = added.get(); task != null; task = task.handoffNext) {
+                if (task.dueTick < until) {
+                    return "the reaper sleeps until tick " + until + " with " + task + " due at tick " + task.dueTick + " on the add stack";
+                }
+            }
+            if (sleepsLong(until) && (added.get() != null || cancelled.get() != null)) {
+                return "the reaper sleeps until tick " + until + " (from tick " + parkedAtTick + ") with a hand-off on a stack";
+            }
+        }
+        if (expired.get() != null && !executorWakeUpPending) {
+            return "expired tasks wait on the stack and the executor is not woken";
+        }
+        return null;
     }
 
     /** Unlinks the cancelled tasks handed over; returns whether there were any. */
@@ -292,7 +405,7 @@ public final class SystemTimer extends TaskHost implements Timer {
         return took;
     }
 
-    /** On the reaper: hands a due task to the executor (unparked once per round, in {@link #reap}). */
+    /** On the reaper: hands a due task to the executor (woken once per round, in {@link #reapRound}). */
     private void expire(TimerTask task) {
         if (task.fire()) {
             if (!task.recurs()) {
@@ -307,25 +420,27 @@ public final class SystemTimer extends TaskHost implements Timer {
     /** The executor thread: runs expired tasks in due order until the timer is closed and none are left. */
     private void runExpired() {
         while (true) {
-            TimerTask batch = expired.getAndSet(null);
-            if (batch == null) {
+            if (!runExpiredBatch()) {
                 if (!reaperDone) {
                     LockSupport.park(this);
-                    continue;
-                }
-                batch = expired.getAndSet(null); // the reaper has stopped: this is the last batch
-                if (batch == null) {
+                } else if (!runExpiredBatch()) { // the reaper has stopped: that was the last batch
                     return;
                 }
             }
-            TimerTask reversed = inPushOrder(batch); // due order
-            while (reversed != null) {
-                TimerTask next = reversed.handoffNext;
-                reversed.handoffNext = null;
-                runTask(reversed);
-                reversed = next;
-            }
         }
+    }
+
+    /** Takes the expired stack and runs its tasks in due order; returns whether there were any. */
+    private boolean runExpiredBatch() {
+        TimerTask reversed = inPushOrder(expired.getAndSet(null)); // due order
+        boolean took = reversed != null;
+        while (reversed != null) {
+            TimerTask next = reversed.handoffNext;
+            reversed.handoffNext = null;
+            runTask(reversed);
+            reversed = next;
+        }
+        return took;
     }
 
     /** Reverses a taken hand-off stack (last-in first-out) into the order its tasks were pushed. */
@@ -349,7 +464,7 @@ public final class SystemTimer extends TaskHost implements Timer {
     }
 
     private long elapsedNanos() {
-        return System.nanoTime() - startNanos;
+        return nanoClock.getAsLong() - startNanos;
     }
 
     private static Thread daemon(Runnable body, String threadName) {

@@ -38,6 +38,10 @@ class MockTimerLincheckTest {
         public void run() {
             runs.incrementAndGet();
         }
+
+        int runs() {
+            return runs.get();
+        }
     }
 
     @Param(name = "task", gen = IntGen.class, conf = "0:1")
@@ -86,7 +90,7 @@ class MockTimerLincheckTest {
         public void validate() {
             int pending = 0;
             for (int i = 0; i < tasks.length; i++) {
-                int runs = tasks[i].runs.get();
+                int runs = tasks[i].runs();
                 if (runs > 1 || (runs == 1 && cancelledByCall[i])) {
                     throw new AssertionError("task " + i + " ran " + runs + " times, cancel returned " + cancelledByCall[i]);
                 }
