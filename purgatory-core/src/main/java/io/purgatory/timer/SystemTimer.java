@@ -313,7 +313,8 @@ public final class SystemTimer extends TaskHost implements Timer {
      *     round again at once (a hand-off arrived, or the timer is closed)
      */
     private long reapRound(long nowTick) {
-        boolean tookHandoffs = takeCancellations() | takeAdds();
+        boolean tookCancellations = takeCancellations(); // both stacks are taken, whatever the first held
+        boolean tookHandoffs = takeAdds() || tookCancellations;
         wheel.advance(nowTick, expire);
         if (expiredBatchStarted) {
             expiredBatchStarted = false;

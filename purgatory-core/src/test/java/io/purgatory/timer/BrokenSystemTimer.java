@@ -156,7 +156,8 @@ public final class BrokenSystemTimer extends TaskHost implements Timer {
     }
 
     private long reapRound(long nowTick) {
-        boolean tookHandoffs = takeCancellations() | takeAdds();
+        boolean tookCancellations = takeCancellations(); // both stacks are taken, whatever the first held
+        boolean tookHandoffs = takeAdds() || tookCancellations;
         wheel.advance(nowTick, expire);
         if (expiredBatchStarted) {
             expiredBatchStarted = false;
