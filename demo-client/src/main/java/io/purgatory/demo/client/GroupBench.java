@@ -87,6 +87,8 @@ import picocli.CommandLine.Spec;
             "                   --metrics-url), a line a second and a summary",
             "A member whose previous heartbeat is unanswered skips its turn (counted late),",
             "as a real consumer would: the rate answered is the rate the broker sustained.",
+            "A member answered REBALANCE_IN_PROGRESS (a SyncGroup, or a heartbeat: counted",
+            "as a rejoin) joins again, as Kafka's consumers do.",
             "The groups are named group-bench-<pid>-<n>; at the end every member leaves",
             "(LeaveGroup), so the next run starts on a quiet broker.",
             ""},
@@ -181,6 +183,7 @@ public final class GroupBench implements Callable<Integer> {
     private final LongAdder answered = new LongAdder();
     private final LongAdder errors = new LongAdder();
     private final LongAdder late = new LongAdder();
+    private final LongAdder rejoins = new LongAdder();
     private final Map<Errors, LongAdder> errorCodes = new ConcurrentHashMap<>();
     private final Recorder latencyMicros = new Recorder(3);
     private final List<ScheduledFuture<?>> tickers = new ArrayList<>();
@@ -193,12 +196,13 @@ public final class GroupBench implements Callable<Integer> {
         return new CommandLine(new GroupBench());
     }
 
-    /** One member: its group, member id and generation. Confined to its connection's event loop (see the class comment). */
+    /** One member: its group, member id, generation (-1 while joining) and subscription. Confined to its connection's event loop (see the class comment). */
     private static final class Member {
         final String group;
         final KafkaConnection connection;
         String memberId = JoinGroupRequest.UNKNOWN_MEMBER_ID;
         int generation = -1;
+        byte[] metadata;
         boolean heartbeatInFlight;
 
         Member(String group, KafkaConnection connection) {
@@ -281,17 +285,30 @@ public final class GroupBench implements Callable<Integer> {
         LongAccumulator lastJoin = new LongAccumulator(Math::max, start);
         LongAccumulator lastSync = new LongAccumulator(Math::max, start);
         byte[] metadata = bytes(ConsumerProtocol.serializeSubscription(new Subscription(List.of(topic), ByteBuffer.allocate(4).putInt(0, round))));
-        List<CompletableFuture<Void>> done = group.stream().map(member -> join(member, metadata).thenCompose(joined -> {
-            lastJoin.accumulate(System.nanoTime());
-            return sync(member, joined);
-        }).thenAccept(v -> lastSync.accumulate(System.nanoTime()))).toList();
+        List<CompletableFuture<Void>> done = group.stream().map(member -> {
+            member.metadata = metadata;
+            return joinAndSync(member, lastJoin).thenAccept(v -> lastSync.accumulate(System.nanoTime()));
+        }).toList();
         return CompletableFuture.allOf(done.toArray(CompletableFuture[]::new))
                 .thenApply(v -> new RoundTimes(lastJoin.get() - start, lastSync.get() - start));
     }
 
-    private CompletableFuture<JoinGroupResponseData> join(Member member, byte[] metadata) {
+    /**
+     * JoinGroup (again with the member id the broker gives, MEMBER_ID_REQUIRED), then SyncGroup; from
+     * the start when the SyncGroup finds the group rebalancing again (a member joined late), as
+     * Kafka's consumers do. The member does not heartbeat until the JoinGroup answer.
+     */
+    private CompletableFuture<Void> joinAndSync(Member member, LongAccumulator lastJoin) {
+        member.generation = -1;
+        return join(member).thenCompose(joined -> {
+            lastJoin.accumulate(System.nanoTime());
+            return sync(member, joined);
+        }).thenCompose(error -> error == Errors.REBALANCE_IN_PROGRESS ? joinAndSync(member, lastJoin) : CompletableFuture.completedFuture(null));
+    }
+
+    private CompletableFuture<JoinGroupResponseData> join(Member member) {
         JoinGroupRequestProtocolCollection protocols = new JoinGroupRequestProtocolCollection();
-        protocols.add(new JoinGroupRequestProtocol().setName(PROTOCOL).setMetadata(metadata));
+        protocols.add(new JoinGroupRequestProtocol().setName(PROTOCOL).setMetadata(member.metadata));
         JoinGroupRequestData data = new JoinGroupRequestData().setGroupId(member.group).setMemberId(member.memberId)
                 .setSessionTimeoutMs(sessionTimeoutMs).setRebalanceTimeoutMs(rebalanceTimeoutMs)
                 .setProtocolType(ConsumerProtocol.PROTOCOL_TYPE).setProtocols(protocols);
@@ -299,7 +316,7 @@ public final class GroupBench implements Callable<Integer> {
             JoinGroupResponseData joined = ((JoinGroupResponse) response).data();
             member.memberId = joined.memberId();
             if (joined.errorCode() == Errors.MEMBER_ID_REQUIRED.code()) {
-                return join(member, metadata);
+                return join(member);
             }
             check("JoinGroup", joined.errorCode());
             member.generation = joined.generationId();
@@ -307,7 +324,8 @@ public final class GroupBench implements Callable<Integer> {
         });
     }
 
-    private CompletableFuture<Void> sync(Member member, JoinGroupResponseData joined) {
+    /** The SyncGroup, the leader's with an assignment; completes with NONE or REBALANCE_IN_PROGRESS, fails on other errors. */
+    private CompletableFuture<Errors> sync(Member member, JoinGroupResponseData joined) {
         SyncGroupRequestData data = new SyncGroupRequestData().setGroupId(member.group).setMemberId(member.memberId)
                 .setGenerationId(member.generation).setProtocolType(joined.protocolType()).setProtocolName(joined.protocolName());
         if (joined.leader().equals(joined.memberId())) {
@@ -324,8 +342,13 @@ public final class GroupBench implements Callable<Integer> {
             }
             data.setAssignments(assignments);
         }
-        return member.connection.send(new SyncGroupRequest.Builder(data).build(), true)
-                .thenAccept(response -> check("SyncGroup", ((SyncGroupResponse) response).data().errorCode()));
+        return member.connection.send(new SyncGroupRequest.Builder(data).build(), true).thenApply(response -> {
+            short code = ((SyncGroupResponse) response).data().errorCode();
+            if (code != Errors.REBALANCE_IN_PROGRESS.code()) {
+                check("SyncGroup", code);
+            }
+            return Errors.forCode(code);
+        });
     }
 
     private static void check(String api, short errorCode) {
@@ -379,6 +402,10 @@ public final class GroupBench implements Callable<Integer> {
         });
     }
 
+    /**
+     * The member's heartbeat, unless it has not joined or its previous one is unanswered. One
+     * answered REBALANCE_IN_PROGRESS makes it rejoin (unless it already is rejoining).
+     */
     private void heartbeat(Member member) {
         if (member.generation < 0) {
             return;
@@ -389,19 +416,33 @@ public final class GroupBench implements Callable<Integer> {
         }
         member.heartbeatInFlight = true;
         long sent = System.nanoTime();
+        int generation = member.generation;
         member.connection.send(new HeartbeatRequest.Builder(new HeartbeatRequestData().setGroupId(member.group).setMemberId(member.memberId)
-                .setGenerationId(member.generation)).build(), true).whenComplete((response, failure) -> {
+                .setGenerationId(generation)).build(), true).whenComplete((response, failure) -> {
                     member.heartbeatInFlight = false;
                     latencyMicros.recordValue(Math.max(0, (System.nanoTime() - sent) / 1_000));
                     Errors error = failure != null ? Errors.NETWORK_EXCEPTION : Errors.forCode(((HeartbeatResponse) response).data().errorCode());
                     if (failure == null) {
                         answered.increment();
                     }
-                    if (error != Errors.NONE) {
-                        errors.increment();
-                        errorCodes.computeIfAbsent(error, e -> new LongAdder()).increment();
+                    if (error == Errors.REBALANCE_IN_PROGRESS) {
+                        if (member.generation == generation) {
+                            rejoins.increment();
+                            joinAndSync(member, new LongAccumulator(Math::max, 0)).whenComplete((v, e) -> {
+                                if (e != null) {
+                                    countError(Errors.UNKNOWN_SERVER_ERROR);
+                                }
+                            });
+                        }
+                    } else if (error != Errors.NONE) {
+                        countError(error);
                     }
                 });
+    }
+
+    private void countError(Errors error) {
+        errors.increment();
+        errorCodes.computeIfAbsent(error, e -> new LongAdder()).increment();
     }
 
     private void measureHeartbeats(PrintWriter out, double idleBrokerCores) throws IOException, InterruptedException {
@@ -432,7 +473,7 @@ public final class GroupBench implements Callable<Integer> {
     }
 
     private HeartbeatWindow.Snapshot snapshot() {
-        return new HeartbeatWindow.Snapshot(System.nanoTime(), answered.sum(), errors.sum(), late.sum(), cpuNanos(ProcessHandle.current()),
+        return new HeartbeatWindow.Snapshot(System.nanoTime(), answered.sum(), errors.sum(), late.sum(), rejoins.sum(), cpuNanos(ProcessHandle.current()),
                 brokerPid < 0 ? -1 : ProcessHandle.of(brokerPid).map(GroupBench::cpuNanos).orElse(-1L));
     }
 

@@ -21,12 +21,13 @@ record HeartbeatWindow(Snapshot start, Snapshot end, double idleBrokerCores, Hea
      *
      * @param nanos {@link System#nanoTime()}
      * @param answered heartbeats answered so far
-     * @param errors answered with an error code (any but NONE), or failed
+     * @param errors answered with an error code (any but NONE and REBALANCE_IN_PROGRESS), or failed
      * @param late turns skipped because the member's previous heartbeat was still unanswered
+     * @param rejoins heartbeats answered REBALANCE_IN_PROGRESS, after which the member rejoined
      * @param benchCpuNanos the bench process's CPU time (it shares the machine)
      * @param brokerCpuNanos the broker process's user + system CPU time; -1 when unknown
      */
-    record Snapshot(long nanos, long answered, long errors, long late, long benchCpuNanos, long brokerCpuNanos) {
+    record Snapshot(long nanos, long answered, long errors, long late, long rejoins, long benchCpuNanos, long brokerCpuNanos) {
     }
 
     double seconds() {
@@ -65,10 +66,11 @@ record HeartbeatWindow(Snapshot start, Snapshot end, double idleBrokerCores, Hea
     /** The summary lines. */
     String describe() {
         return String.format(Locale.ROOT, """
-                window %.1f s: %d heartbeats answered (%.0f/s), %d with an error, %d late (previous one unanswered)
+                window %.1f s: %d heartbeats answered (%.0f/s), %d with an error, %d late (previous one unanswered), %d rejoins
                 broker: %s cores busy, idle %s; CPU per heartbeat %s us, %s us net of idle; bench: %.2f cores
                 heartbeat purgatory: %s DelayedHeartbeats parked, %s watch entries; %s completed per heartbeat""",
                 seconds(), answered(), heartbeatsPerSecond(), end.errors() - start.errors(), end.late() - start.late(),
+                end.rejoins() - start.rejoins(),
                 known(brokerCores(), "%.2f"), known(idleBrokerCores, "%.2f"), known(brokerMicrosPerHeartbeat(), "%.2f"),
                 known(netBrokerMicrosPerHeartbeat(), "%.2f"), (end.benchCpuNanos() - start.benchCpuNanos()) / 1e9 / seconds(),
                 known(purgatoryEnd.parked(), "%.0f"), known(purgatoryEnd.watches(), "%.0f"), known(completionsPerHeartbeat(), "%.3f"));

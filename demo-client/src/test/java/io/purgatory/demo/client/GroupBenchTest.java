@@ -40,9 +40,9 @@ class GroupBenchTest {
 
     @Test
     void derivesRateAndBrokerCpuPerHeartbeatFromTwoSnapshots() {
-        HeartbeatWindow.Snapshot start = new HeartbeatWindow.Snapshot(0, 1_000, 0, 0, 0, 5_000_000_000L);
+        HeartbeatWindow.Snapshot start = new HeartbeatWindow.Snapshot(0, 1_000, 0, 0, 0, 0, 5_000_000_000L);
         // 10 s, 100,000 heartbeats, the broker 6 s of CPU (0.6 cores), the bench 3 s
-        HeartbeatWindow.Snapshot end = new HeartbeatWindow.Snapshot(10_000_000_000L, 101_000, 2, 3, 3_000_000_000L, 11_000_000_000L);
+        HeartbeatWindow.Snapshot end = new HeartbeatWindow.Snapshot(10_000_000_000L, 101_000, 2, 3, 4, 3_000_000_000L, 11_000_000_000L);
         HeartbeatWindow window = new HeartbeatWindow(start, end, 0.1, new HeartbeatPurgatory(1_000, 1_000, 500),
                 new HeartbeatPurgatory(1_000, 1_200, 100_500));
         assertEquals(10_000, window.heartbeatsPerSecond(), 1e-9);
@@ -51,7 +51,7 @@ class GroupBenchTest {
         assertEquals(50, window.netBrokerMicrosPerHeartbeat(), 1e-9, "0.5 cores above the idle 0.1 for 10,000 a second");
         assertEquals(1, window.completionsPerHeartbeat(), 1e-9);
         assertEquals(List.of(
-                "window 10.0 s: 100000 heartbeats answered (10000/s), 2 with an error, 3 late (previous one unanswered)",
+                "window 10.0 s: 100000 heartbeats answered (10000/s), 2 with an error, 3 late (previous one unanswered), 4 rejoins",
                 "broker: 0.60 cores busy, idle 0.10; CPU per heartbeat 60.00 us, 50.00 us net of idle; bench: 0.30 cores",
                 "heartbeat purgatory: 1000 DelayedHeartbeats parked, 1200 watch entries; 1.000 completed per heartbeat"),
                 window.describe().lines().toList());
@@ -59,8 +59,8 @@ class GroupBenchTest {
 
     @Test
     void unknownBrokerFiguresReadNotAvailable() {
-        HeartbeatWindow.Snapshot start = new HeartbeatWindow.Snapshot(0, 0, 0, 0, 0, -1);
-        HeartbeatWindow.Snapshot end = new HeartbeatWindow.Snapshot(1_000_000_000L, 10, 0, 0, 0, -1);
+        HeartbeatWindow.Snapshot start = new HeartbeatWindow.Snapshot(0, 0, 0, 0, 0, 0, -1);
+        HeartbeatWindow.Snapshot end = new HeartbeatWindow.Snapshot(1_000_000_000L, 10, 0, 0, 0, 0, -1);
         String described = new HeartbeatWindow(start, end, -1, HeartbeatPurgatory.UNKNOWN, HeartbeatPurgatory.UNKNOWN).describe();
         assertTrue(described.contains("broker: n/a cores busy, idle n/a; CPU per heartbeat n/a us, n/a us net of idle"), described);
         assertTrue(described.contains("n/a DelayedHeartbeats parked, n/a watch entries; n/a completed per heartbeat"), described);
