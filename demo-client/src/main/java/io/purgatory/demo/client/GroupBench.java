@@ -126,9 +126,11 @@ public final class GroupBench implements Callable<Integer> {
     int members;
 
     @Option(names = "--connections", paramLabel = "C", defaultValue = "100",
-            description = "Connections the members share, round robin (member i of all on connection i mod C); each carries"
-                    + " up to G*M/C parked JoinGroups at once: keep that under the broker's --max-in-flight-per-connection."
-                    + " Default: ${DEFAULT-VALUE}.")
+            description = "Connections the members share. Each group has C/G of them to itself, its members round robin;"
+                    + " with C < G, group g is on connection g mod C with others, and a heartbeat waits for the answers"
+                    + " before it on its connection (answers come in order), parked JoinGroups of a group still forming"
+                    + " included. Each connection carries up to G*M/C parked JoinGroups at once: keep that under the"
+                    + " broker's --max-in-flight-per-connection. Default: ${DEFAULT-VALUE}.")
     int connections;
 
     @Option(names = "--io-threads", paramLabel = "N", defaultValue = "1",
@@ -226,10 +228,11 @@ public final class GroupBench implements Callable<Integer> {
                 open.add(KafkaConnection.open(loop, bootstrap, 10_000, "group-bench-" + c));
             }
             List<List<Member>> all = new ArrayList<>();
+            int perGroup = Math.max(1, connections / groups);
             for (int g = 0; g < groups; g++) {
                 List<Member> group = new ArrayList<>();
                 for (int m = 0; m < members; m++) {
-                    group.add(new Member("group-bench-" + ProcessHandle.current().pid() + "-" + g, open.get((g * members + m) % connections)));
+                    group.add(new Member("group-bench-" + ProcessHandle.current().pid() + "-" + g, open.get((g * perGroup + m % perGroup) % connections)));
                 }
                 all.add(group);
             }
