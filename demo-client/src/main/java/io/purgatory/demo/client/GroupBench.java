@@ -9,10 +9,12 @@ import java.net.URI;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -87,8 +89,9 @@ import picocli.CommandLine.Spec;
             "                   --metrics-url), a line a second and a summary",
             "A member whose previous heartbeat is unanswered skips its turn (counted late),",
             "as a real consumer would: the rate answered is the rate the broker sustained.",
-            "A member answered REBALANCE_IN_PROGRESS (a SyncGroup, or a heartbeat: counted",
-            "as a rejoin) joins again, as Kafka's consumers do.",
+            "A member answered REBALANCE_IN_PROGRESS, UNKNOWN_MEMBER_ID or ILLEGAL_GENERATION",
+            "(a SyncGroup, or a heartbeat: counted as a rejoin, the last two also as errors)",
+            "joins again, as Kafka's consumers do.",
             "The groups are named group-bench-<pid>-<n>; at the end every member leaves",
             "(LeaveGroup), so the next run starts on a quiet broker.",
             ""},
@@ -110,6 +113,8 @@ public final class GroupBench implements Callable<Integer> {
     private static final String PROTOCOL = "range";
     private static final long TICK_MS = 10;
     private static final long ROUND_TIMEOUT_S = 600;
+    /** Answers after which Kafka's consumers join again (UNKNOWN_MEMBER_ID as a new member). */
+    private static final Set<Errors> REJOIN = EnumSet.of(Errors.REBALANCE_IN_PROGRESS, Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION);
 
     @Spec
     private CommandSpec spec;
@@ -145,8 +150,8 @@ public final class GroupBench implements Callable<Integer> {
             description = "Partitions of the topic that the leader assigns, round robin. Default: ${DEFAULT-VALUE}.")
     int partitions;
 
-    @Option(names = "--session-timeout-ms", paramLabel = "MS", defaultValue = "10000",
-            description = "The members' session timeout. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--session-timeout-ms", paramLabel = "MS", defaultValue = "45000",
+            description = "The members' session timeout (Kafka's consumer default). Default: ${DEFAULT-VALUE}.")
     int sessionTimeoutMs;
 
     @Option(names = "--rebalance-timeout-ms", paramLabel = "MS", defaultValue = "60000",
@@ -298,15 +303,23 @@ public final class GroupBench implements Callable<Integer> {
 
     /**
      * JoinGroup (again with the member id the broker gives, MEMBER_ID_REQUIRED), then SyncGroup; from
-     * the start when the SyncGroup finds the group rebalancing again (a member joined late), as
-     * Kafka's consumers do. The member does not heartbeat until the JoinGroup answer.
+     * the start when the SyncGroup is answered with one of {@link #REJOIN} (the group rebalances
+     * again because a member joined late, say), as Kafka's consumers do. The member does not
+     * heartbeat until the JoinGroup answer.
      */
     private CompletableFuture<Void> joinAndSync(Member member, LongAccumulator lastJoin) {
         member.generation = -1;
         return join(member).thenCompose(joined -> {
             lastJoin.accumulate(System.nanoTime());
             return sync(member, joined);
-        }).thenCompose(error -> error == Errors.REBALANCE_IN_PROGRESS ? joinAndSync(member, lastJoin) : CompletableFuture.completedFuture(null));
+        }).thenCompose(error -> error == Errors.NONE ? CompletableFuture.completedFuture(null) : joinAndSync(member, lastJoin));
+    }
+
+    /** After {@code error}, the member joins again, as a new member when the broker no longer knows it. */
+    private static void forget(Member member, Errors error) {
+        if (error == Errors.UNKNOWN_MEMBER_ID) {
+            member.memberId = JoinGroupRequest.UNKNOWN_MEMBER_ID;
+        }
     }
 
     private CompletableFuture<JoinGroupResponseData> join(Member member) {
@@ -317,6 +330,10 @@ public final class GroupBench implements Callable<Integer> {
                 .setProtocolType(ConsumerProtocol.PROTOCOL_TYPE).setProtocols(protocols);
         return member.connection.send(new JoinGroupRequest.Builder(data).build(), true).thenCompose(response -> {
             JoinGroupResponseData joined = ((JoinGroupResponse) response).data();
+            if (joined.errorCode() == Errors.UNKNOWN_MEMBER_ID.code() && !JoinGroupRequest.UNKNOWN_MEMBER_ID.equals(member.memberId)) {
+                forget(member, Errors.UNKNOWN_MEMBER_ID); // its session expired: a new member
+                return join(member);
+            }
             member.memberId = joined.memberId();
             if (joined.errorCode() == Errors.MEMBER_ID_REQUIRED.code()) {
                 return join(member);
@@ -327,7 +344,7 @@ public final class GroupBench implements Callable<Integer> {
         });
     }
 
-    /** The SyncGroup, the leader's with an assignment; completes with NONE or REBALANCE_IN_PROGRESS, fails on other errors. */
+    /** The SyncGroup, the leader's with an assignment; completes with NONE or one of {@link #REJOIN}, fails on other errors. */
     private CompletableFuture<Errors> sync(Member member, JoinGroupResponseData joined) {
         SyncGroupRequestData data = new SyncGroupRequestData().setGroupId(member.group).setMemberId(member.memberId)
                 .setGenerationId(member.generation).setProtocolType(joined.protocolType()).setProtocolName(joined.protocolName());
@@ -346,11 +363,12 @@ public final class GroupBench implements Callable<Integer> {
             data.setAssignments(assignments);
         }
         return member.connection.send(new SyncGroupRequest.Builder(data).build(), true).thenApply(response -> {
-            short code = ((SyncGroupResponse) response).data().errorCode();
-            if (code != Errors.REBALANCE_IN_PROGRESS.code()) {
-                check("SyncGroup", code);
+            Errors error = Errors.forCode(((SyncGroupResponse) response).data().errorCode());
+            if (!REJOIN.contains(error)) {
+                check("SyncGroup", error.code());
             }
-            return Errors.forCode(code);
+            forget(member, error);
+            return error;
         });
     }
 
@@ -407,7 +425,8 @@ public final class GroupBench implements Callable<Integer> {
 
     /**
      * The member's heartbeat, unless it has not joined or its previous one is unanswered. One
-     * answered REBALANCE_IN_PROGRESS makes it rejoin (unless it already is rejoining).
+     * answered with one of {@link #REJOIN} makes it rejoin (unless it already is rejoining); all
+     * but REBALANCE_IN_PROGRESS also count as errors.
      */
     private void heartbeat(Member member) {
         if (member.generation < 0) {
@@ -428,17 +447,17 @@ public final class GroupBench implements Callable<Integer> {
                     if (failure == null) {
                         answered.increment();
                     }
-                    if (error == Errors.REBALANCE_IN_PROGRESS) {
-                        if (member.generation == generation) {
-                            rejoins.increment();
-                            joinAndSync(member, new LongAccumulator(Math::max, 0)).whenComplete((v, e) -> {
-                                if (e != null) {
-                                    countError(Errors.UNKNOWN_SERVER_ERROR);
-                                }
-                            });
-                        }
-                    } else if (error != Errors.NONE) {
+                    if (error != Errors.NONE && error != Errors.REBALANCE_IN_PROGRESS) {
                         countError(error);
+                    }
+                    if (REJOIN.contains(error) && member.generation == generation) { // not rejoining already
+                        rejoins.increment();
+                        forget(member, error);
+                        joinAndSync(member, new LongAccumulator(Math::max, 0)).whenComplete((v, e) -> {
+                            if (e != null) {
+                                countError(Errors.UNKNOWN_SERVER_ERROR);
+                            }
+                        });
                     }
                 });
     }
