@@ -74,10 +74,10 @@ import picocli.CommandLine.Spec;
             "group members of its own, several to a connection (responses are matched by",
             "correlation id, as Kafka allows).",
             "",
-            "It forms --groups groups of --members members each and prints, per formation,",
-            "the time from the first JoinGroup sent to the last JoinGroup answer and to the",
-            "last SyncGroup answer (a new group's first rebalance waits the broker's",
-            "group.initial.rebalance.delay.ms). Then:",
+            "It forms --groups groups of --members members each, --forming-groups at a time,",
+            "and prints, per formation, the time from the first JoinGroup sent to the last",
+            "JoinGroup answer and to the last SyncGroup answer (a new group's first",
+            "rebalance waits the broker's group.initial.rebalance.delay.ms). Then:",
             "  --rebalances N   N rebalances of the formed groups: every member rejoins at",
             "                   once with new subscription metadata, the leader assigns,",
             "                   all sync; each timed the same way",
@@ -157,6 +157,11 @@ public final class GroupBench implements Callable<Integer> {
     @Option(names = "--rebalance-timeout-ms", paramLabel = "MS", defaultValue = "60000",
             description = "The members' rebalance timeout. Default: ${DEFAULT-VALUE}.")
     int rebalanceTimeoutMs;
+
+    @Option(names = "--forming-groups", paramLabel = "N", defaultValue = "10",
+            description = "Groups formed at once, wave after wave (each wave waits for the broker's initial rebalance"
+                    + " delay). Default: ${DEFAULT-VALUE}.")
+    int formingGroups;
 
     @Option(names = "--rebalances", paramLabel = "N", defaultValue = "0",
             description = "Rebalances to time after the groups formed. Default: ${DEFAULT-VALUE}.")
@@ -248,7 +253,11 @@ public final class GroupBench implements Callable<Integer> {
             if (heartbeatSeconds > 0) {
                 startHeartbeats(all);
             }
-            report(out, "formation", rebalanceAll(all, 0));
+            List<RoundTimes> formations = new ArrayList<>();
+            for (int first = 0; first < groups; first += formingGroups) { // in waves: no storm of G*M JoinGroups at once
+                formations.addAll(rebalanceAll(all.subList(first, Math.min(groups, first + formingGroups)), 0));
+            }
+            report(out, "formation", formations);
             for (int round = 1; round <= rebalances; round++) {
                 report(out, "rebalance " + round, rebalanceAll(all, round));
             }
@@ -270,9 +279,10 @@ public final class GroupBench implements Callable<Integer> {
     }
 
     private void validate() {
-        if (groups < 1 || members < 1 || connections < 1 || ioThreads < 1 || partitions < 1 || heartbeatIntervalMs < TICK_MS
+        if (groups < 1 || members < 1 || connections < 1 || ioThreads < 1 || partitions < 1 || formingGroups < 1
+                || heartbeatIntervalMs < TICK_MS
                 || rebalances < 0 || heartbeatSeconds < 0 || warmupSeconds < 0 || idleSeconds < 0) {
-            throw new ParameterException(spec.commandLine(), "--groups, --members, --connections, --io-threads and --partitions must be"
+            throw new ParameterException(spec.commandLine(), "--groups, --members, --connections, --io-threads, --partitions and --forming-groups must be"
                     + " at least 1, --heartbeat-interval-ms at least " + TICK_MS + ", the others at least 0");
         }
         if (rebalances > 0 && heartbeatSeconds > 0) {
