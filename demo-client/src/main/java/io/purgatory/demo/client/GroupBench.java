@@ -62,8 +62,8 @@ import picocli.CommandLine.Spec;
  * heartbeat and its heartbeat purgatory over a steady-state window.
  *
  * <p>Not thread-safe: picocli fills the fields, then {@link #call()} runs once on one thread. Each
- * {@link Member} is confined to its connection's event loop once its first request is sent (the
- * calling thread builds each round's first JoinGroups only after the previous round completed);
+ * {@link Member} is confined to its connection's event loop, where all its requests are built
+ * (the calling thread reads its member id for LeaveGroup once its heartbeats have stopped);
  * the counters are {@link LongAdder}s and a {@link Recorder}; the list of heartbeat tickers is the
  * calling thread's.
  */
@@ -303,10 +303,13 @@ public final class GroupBench implements Callable<Integer> {
         LongAccumulator lastJoin = new LongAccumulator(Math::max, start);
         LongAccumulator lastSync = new LongAccumulator(Math::max, start);
         byte[] metadata = bytes(ConsumerProtocol.serializeSubscription(new Subscription(List.of(topic), ByteBuffer.allocate(4).putInt(0, round))));
-        List<CompletableFuture<Void>> done = group.stream().map(member -> {
-            member.metadata = metadata;
-            return joinAndSync(member, lastJoin).thenAccept(v -> lastSync.accumulate(System.nanoTime()));
-        }).toList();
+        // each connection's first JoinGroups in one task on its event loop: all are written before any answer is read, so
+        // none waits behind another member's parked JoinGroup (a connection's answers come in order)
+        List<CompletableFuture<Void>> done = byConnection(group).values().stream().map(members -> CompletableFuture.supplyAsync(
+                () -> members.stream().map(member -> {
+                    member.metadata = metadata;
+                    return joinAndSync(member, lastJoin).thenAccept(v -> lastSync.accumulate(System.nanoTime()));
+                }).toArray(CompletableFuture[]::new), members.get(0).connection.eventLoop()).thenCompose(CompletableFuture::allOf)).toList();
         return CompletableFuture.allOf(done.toArray(CompletableFuture[]::new))
                 .thenApply(v -> new RoundTimes(lastJoin.get() - start, lastSync.get() - start));
     }
@@ -417,9 +420,7 @@ public final class GroupBench implements Callable<Integer> {
      */
     private void startHeartbeats(List<List<Member>> all) {
         int slots = (int) (heartbeatIntervalMs / TICK_MS);
-        Map<KafkaConnection, List<Member>> byConnection = new LinkedHashMap<>();
-        all.stream().flatMap(List::stream).forEach(m -> byConnection.computeIfAbsent(m.connection, c -> new ArrayList<>()).add(m));
-        byConnection.forEach((connection, connectionMembers) -> {
+        byConnection(all.stream().flatMap(List::stream).toList()).forEach((connection, connectionMembers) -> {
             List<List<Member>> bySlot = new ArrayList<>();
             for (int k = 0; k < connectionMembers.size(); k++) {
                 if (k < slots) {
@@ -431,6 +432,13 @@ public final class GroupBench implements Callable<Integer> {
             tickers.add(connection.eventLoop().scheduleAtFixedRate(() -> bySlot.get((int) (tick[0]++ % bySlot.size())).forEach(this::heartbeat),
                     TICK_MS, TICK_MS, TimeUnit.MILLISECONDS));
         });
+    }
+
+    /** The members by connection, in order. */
+    private static Map<KafkaConnection, List<Member>> byConnection(List<Member> members) {
+        Map<KafkaConnection, List<Member>> byConnection = new LinkedHashMap<>();
+        members.forEach(m -> byConnection.computeIfAbsent(m.connection, c -> new ArrayList<>()).add(m));
+        return byConnection;
     }
 
     /**
