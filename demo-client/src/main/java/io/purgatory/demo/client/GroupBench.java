@@ -269,7 +269,8 @@ public final class GroupBench implements Callable<Integer> {
             leave(all);
             return failed == 0 ? 0 : 1;
         } catch (ClientException | CompletionException e) {
-            out.println("group-bench: " + (e instanceof CompletionException ? e.getCause() : e).getMessage());
+            Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            out.println("group-bench: " + (cause.getMessage() != null ? cause.getMessage() : cause)); // a timeout has no message
             return 1;
         } finally {
             out.flush();
