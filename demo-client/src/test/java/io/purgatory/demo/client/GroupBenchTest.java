@@ -1,0 +1,101 @@
+package io.purgatory.demo.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.purgatory.demo.broker.BrokerExtension;
+import io.purgatory.demo.broker.DemoBroker;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.List;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import picocli.CommandLine;
+
+/**
+ * {@code group-bench}: what it reads of the broker's /metrics, the figures it derives from its
+ * counters, its option checks, and a small run against a broker in process.
+ */
+class GroupBenchTest {
+    @RegisterExtension
+    final BrokerExtension brokers = new BrokerExtension(config -> config.groupInitialRebalanceDelayMs(100));
+
+    private static final String EXPOSITION = """
+            # HELP purgatory_delayed_operations Operations parked in this purgatory now
+            # TYPE purgatory_delayed_operations gauge
+            purgatory_delayed_operations{purgatory="heartbeat"} 100000.0
+            purgatory_delayed_operations{purgatory="rebalance"} 0.0
+            purgatory_operations_completed_total{purgatory="heartbeat"} 2.5E7 1700000000000
+            purgatory_watched_operations{purgatory="heartbeats"} 7.0
+            """;
+
+    @Test
+    void readsTheHeartbeatPurgatoryFromPrometheusText() {
+        HeartbeatPurgatory purgatory = HeartbeatPurgatory.parse(EXPOSITION);
+        assertEquals(100_000, purgatory.parked());
+        assertEquals(25_000_000, purgatory.completed(), "a timestamp after the value is ignored");
+        assertEquals(-1, purgatory.watches(), "another purgatory's series is not taken for the heartbeat one");
+    }
+
+    @Test
+    void derivesRateAndBrokerCpuPerHeartbeatFromTwoSnapshots() {
+        HeartbeatWindow.Snapshot start = new HeartbeatWindow.Snapshot(0, 1_000, 0, 0, 0, 0, 5_000_000_000L);
+        // 10 s, 100,000 heartbeats, the broker 6 s of CPU (0.6 cores), the bench 3 s
+        HeartbeatWindow.Snapshot end = new HeartbeatWindow.Snapshot(10_000_000_000L, 101_000, 2, 3, 4, 3_000_000_000L, 11_000_000_000L);
+        HeartbeatWindow window = new HeartbeatWindow(start, end, 0.1, new HeartbeatPurgatory(1_000, 1_000, 500),
+                new HeartbeatPurgatory(1_000, 1_200, 100_500));
+        assertEquals(10_000, window.heartbeatsPerSecond(), 1e-9);
+        assertEquals(0.6, window.brokerCores(), 1e-9);
+        assertEquals(60, window.brokerMicrosPerHeartbeat(), 1e-9);
+        assertEquals(50, window.netBrokerMicrosPerHeartbeat(), 1e-9, "0.5 cores above the idle 0.1 for 10,000 a second");
+        assertEquals(1, window.completionsPerHeartbeat(), 1e-9);
+        assertEquals(List.of(
+                "window 10.0 s: 100000 heartbeats answered (10000/s), 2 with an error, 3 late (previous one unanswered), 4 rejoins",
+                "broker: 0.60 cores busy, idle 0.10; CPU per heartbeat 60.00 us, 50.00 us net of idle; bench: 0.30 cores",
+                "heartbeat purgatory: 1000 DelayedHeartbeats parked, 1200 watch entries; 1.000 completed per heartbeat"),
+                window.describe().lines().toList());
+    }
+
+    @Test
+    void unknownBrokerFiguresReadNotAvailable() {
+        HeartbeatWindow.Snapshot start = new HeartbeatWindow.Snapshot(0, 0, 0, 0, 0, 0, -1);
+        HeartbeatWindow.Snapshot end = new HeartbeatWindow.Snapshot(1_000_000_000L, 10, 0, 0, 0, 0, -1);
+        String described = new HeartbeatWindow(start, end, -1, HeartbeatPurgatory.UNKNOWN, HeartbeatPurgatory.UNKNOWN).describe();
+        assertTrue(described.contains("broker: n/a cores busy, idle n/a; CPU per heartbeat n/a us, n/a us net of idle"), described);
+        assertTrue(described.contains("n/a DelayedHeartbeats parked, n/a watch entries; n/a completed per heartbeat"), described);
+    }
+
+    @Test
+    void rebalancesAndHeartbeatsAreOneOrTheOther() {
+        Run run = Run.of("--rebalances", "1", "--heartbeat-s", "10");
+        assertEquals(2, run.exitCode());
+        assertTrue(run.err().contains("--rebalances and --heartbeat-s: one or the other"), run.err());
+    }
+
+    @Test
+    @Tag("integration")
+    void formsGroupsAndTimesTheirRebalancesOverSharedConnections(DemoBroker broker) {
+        Run run = Run.of("--bootstrap", "localhost:" + broker.port(), "--groups", "2", "--members", "5", "--connections", "3",
+                "--rebalances", "1");
+        assertEquals(0, run.exitCode(), run::toString);
+        List<String> lines = run.out().lines().toList();
+        assertEquals("2 group(s) x 5 members = 10 members on 3 connection(s) to localhost:" + broker.port(), lines.get(0));
+        assertTrue(lines.get(1).matches("formation: first JoinGroup to last JoinGroup answer [0-9.]+ median, [0-9.]+ max over 2 groups ms,"
+                + " to last SyncGroup answer [0-9.]+ median, [0-9.]+ max over 2 groups ms"), lines.get(1));
+        assertTrue(lines.get(2).startsWith("rebalance 1: "), run::toString);
+        assertEquals(0, broker.coordinator().groupCount(), "every member left at the end");
+    }
+
+    /** One run of the command: exit code, stdout, stderr. */
+    private record Run(int exitCode, String out, String err) {
+        static Run of(String... args) {
+            StringWriter out = new StringWriter();
+            StringWriter err = new StringWriter();
+            CommandLine command = GroupBench.commandLine();
+            command.setOut(new PrintWriter(out, true));
+            command.setErr(new PrintWriter(err, true));
+            return new Run(command.execute(args), out.toString(), err.toString());
+        }
+    }
+}
