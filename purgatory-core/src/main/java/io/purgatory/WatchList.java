@@ -58,7 +58,7 @@ final class WatchList {
 
     /** The operation an entry stands for, or null for a tombstone. */
     static DelayedOperation operationOf(Object entry) {
-        return entry instanceof Watch ? ((Watch) entry).op : (DelayedOperation) entry;
+        return entry instanceof Watch watch ? watch.op : (DelayedOperation) entry;
     }
 
     /**
@@ -72,8 +72,7 @@ final class WatchList {
         if (detached) {
             return false;
         }
-        if (entry instanceof PositionWatch) {
-            PositionWatch watch = (PositionWatch) entry;
+        if (entry instanceof PositionWatch watch) {
             watch.list = this;
             watch.indexed = true;
             if (index == null) {
@@ -81,8 +80,7 @@ final class WatchList {
             }
             index.add(position, watch);
         } else {
-            if (entry instanceof DelayedOperation) {
-                DelayedOperation op = (DelayedOperation) entry;
+            if (entry instanceof DelayedOperation op) {
                 op.firstList = this;
                 op.firstSlot = size;
             }
@@ -193,8 +191,8 @@ final class WatchList {
             if (operationOf(entry) != null) { // read once: it may turn null under us, never back
                 if (kept != null) {
                     kept[live] = entry;
-                    if (entry instanceof DelayedOperation) {
-                        ((DelayedOperation) entry).firstSlot = live;
+                    if (entry instanceof DelayedOperation op) {
+                        op.firstSlot = live;
                     }
                 }
                 live++;
