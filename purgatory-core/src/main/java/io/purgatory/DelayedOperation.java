@@ -310,6 +310,7 @@ public abstract class DelayedOperation {
      * until {@link #unlock()} wakes it. One waiter at a time parks that way; a further concurrent
      * waiter (rare: three threads on one operation) polls with parks of {@value #POLL_NANOS} ns.
      */
+    @SuppressWarnings("ThreadPriorityCheck") // a bounded yield before parking, not a wait on the scheduler
     final void lock() {
         for (int attempt = 0; attempt < 128; attempt++) {
             if (tryLock()) {

@@ -120,6 +120,7 @@ public final class Waiters<K> implements AutoCloseable {
      *
      * @throws IllegalArgumentException if the timeout is negative
      */
+    @SuppressWarnings("FutureReturnValueIgnored") // the dependent stage is the waiter's callback; its result is unused
     public CompletableFuture<WaitOutcome> waitForAll(Collection<? extends CompletableFuture<?>> futures, Duration timeout) {
         AllOfWaiter waiter = new AllOfWaiter(delayMs(timeout), futures.size());
         for (CompletableFuture<?> future : futures) {

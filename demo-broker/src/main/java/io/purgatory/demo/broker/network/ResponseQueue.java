@@ -108,11 +108,11 @@ public final class ResponseQueue {
     }
 
     private void halfCloseThenLinger() {
-        if (!(channel instanceof SocketChannel) || !channel.isActive()) {
+        if (!(channel instanceof SocketChannel socket) || !channel.isActive()) {
             channel.close();
             return;
         }
-        ((SocketChannel) channel).shutdownOutput().addListener(shut ->
+        socket.shutdownOutput().addListener(shut ->
                 channel.eventLoop().schedule(() -> channel.close(), LINGER_MS, TimeUnit.MILLISECONDS));
     }
 

@@ -43,6 +43,8 @@ public final class DelayedFetch extends DelayedOperation {
     @FunctionalInterface
     interface Completion {
         /**
+         * Answers the fetch.
+         *
          * @param reads one per partition, in the fetch's order
          * @param expired true when the fetch was parked and {@code max.wait.ms} passed (or the
          *     purgatory closed) before it could complete
