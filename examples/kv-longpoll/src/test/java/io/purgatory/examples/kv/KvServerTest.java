@@ -25,7 +25,7 @@ class KvServerTest {
     private KvServer server;
 
     @BeforeEach
-    void start() throws InterruptedException {
+    void start() throws Exception {
         server = new KvServer(new InetSocketAddress("127.0.0.1", 0), Duration.ofMinutes(5), Duration.ofMinutes(10));
     }
 
@@ -101,9 +101,39 @@ class KvServerTest {
     }
 
     @Test
-    void aMalformedWaitIsABadRequest() throws Exception {
-        assertEquals(400, get("/kv/a?index=1&wait=soon").statusCode());
-        assertEquals(400, get("/kv/a?index=x").statusCode());
+    void aMalformedIndexOrWaitIsABadRequestNamingTheParameter() throws Exception {
+        for (String query : new String[] {"index=abc", "index=-1", "index=9223372036854775808", "index=1&wait=soon",
+                "index=1&wait=5", "index=1&wait=-5s", "index=1&wait=5d"}) {
+            HttpResponse<String> response = get("/kv/a?" + query);
+            String parameter = query.contains("wait") ? "wait" : "index";
+            assertEquals(400, response.statusCode(), query);
+            assertTrue(response.body().startsWith(parameter + " must "), query + ": " + response.body());
+            assertEquals(1, response.body().lines().count(), query + ": " + response.body());
+        }
+    }
+
+    @Test
+    void theLargestIndexWaitsLikeAnyIndexNotPassedYet() throws Exception {
+        put("a", "one");
+        CompletableFuture<HttpResponse<String>> poll = getAsync("/kv/a?index=" + Long.MAX_VALUE + "&wait=10m");
+        await().until(() -> server.waitMetrics().delayed() == 1); // parked, not answered at once
+
+        put("a", "two");
+        assertEquals(1, server.waitMetrics().delayed(), "no index passes Long.MAX_VALUE");
+        server.close();
+        assertEquals(503, poll.get(1, TimeUnit.MINUTES).statusCode());
+    }
+
+    @Test
+    void aValueOverOneMebibyteIsRefusedWithTheReason() throws Exception {
+        String tooLarge = "x".repeat((1 << 20) + 1);
+
+        HttpResponse<String> response = put("a", tooLarge);
+
+        assertEquals(413, response.statusCode());
+        assertEquals("a value is at most 1048576 bytes; this request's body is 1048577 bytes\n", response.body());
+        assertEquals(404, get("/kv/a").statusCode(), "nothing stored");
+        assertEquals(200, put("a", "x".repeat(1 << 20)).statusCode(), "1 MiB exactly is a value");
     }
 
     @Test
