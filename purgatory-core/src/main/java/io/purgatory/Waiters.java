@@ -220,7 +220,7 @@ public final class Waiters<K> implements AutoCloseable {
         private final K key;
         private final long position;
         /** The thread that called {@code waitFor} or {@code await}. */
-        protected final Thread caller = Thread.currentThread();
+        private final Thread caller = Thread.currentThread();
         /** Set once the offer has returned or thrown; from then on every try is an advance's. */
         volatile boolean offered;
 
@@ -266,7 +266,7 @@ public final class Waiters<K> implements AutoCloseable {
         @Override
         void answer(WaitOutcome answer) {
             outcome = answer;
-            LockSupport.unpark(caller);
+            LockSupport.unpark(super.caller);
         }
     }
 
