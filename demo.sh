@@ -98,6 +98,8 @@ fi
 
 if [[ "$keep" == true ]]; then
   echo "== demo-broker keeps running (--keep): dashboard http://127.0.0.1:$http_port/, broker localhost:$port; Ctrl-C stops it"
+  # a background job of a script ignores SIGINT, and so would the broker: Ctrl-C ends the wait, the trap stops it
+  trap 'echo; echo "== stopping demo-broker"; stop_broker; broker_pid=""; exit "$status"' INT TERM
   wait "$broker_pid" || true
 fi
 
