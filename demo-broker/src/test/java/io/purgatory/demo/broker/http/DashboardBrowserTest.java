@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.purgatory.demo.broker.BrokerExtension;
 import io.purgatory.demo.broker.DemoBroker;
 import io.purgatory.demo.broker.FetchTest;
+import io.purgatory.demo.broker.RawMember;
 import io.purgatory.demo.broker.WireClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -22,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -41,7 +43,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * chromedriver by Selenium), against an in-process broker under {@code acks=-1} load. The page loads without
  * console errors, its counters move, a consumer's fetch shows in the fetch chart's totals, clicking "stall" on follower 2 makes the timed-out count
  * rise and "resume" brings acks back, twice. At 1000 and at 1400 pixels the Partitions table shows
- * every column whole, none behind a scrollbar. While it is stalled the charts' legends name the
+ * every column whole, none behind a scrollbar. A group member that never heartbeats shows as its
+ * generation's leader, then as expired in the list under the groups table. While it is stalled the charts' legends name the
  * shaded band "replica 2 stalled", and the expiry-lateness tile shows the highest p99 of the
  * lateness chart's legend, which is the highest in {@code /api/state}. A screenshot taken during the second stall, the window fitted to the
  * page, is written to {@code target/dashboard-stall.png}.
@@ -58,7 +61,8 @@ class DashboardBrowserTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @RegisterExtension
-    final BrokerExtension brokers = new BrokerExtension(config -> config.topic("demo", 3).followers(2).replicaLag(3, 2));
+    final BrokerExtension brokers = new BrokerExtension(config -> config.topic("demo", 3).followers(2).replicaLag(3, 2)
+            .groupSessionTimeoutMs(1_000, 300_000).groupInitialRebalanceDelayMs(100)); // a member whose session ends soon
     private DemoBroker broker;
     private DashboardServer dashboard;
     private WireClient client;
@@ -103,6 +107,15 @@ class DashboardBrowserTest {
             browser.resizeTo(width);
             page().until(this::partitionsColumnsHiddenOrClipped, List::isEmpty);
         }
+
+        // a member that joins, syncs and never heartbeats: the leader of generation 1, then expired after its 3 s session
+        RawMember silent = new RawMember(brokers.connect(), "silent-group", 3_000, 10_000);
+        assertEquals(Errors.NONE.code(), silent.join("demo").errorCode());
+        assertEquals(Errors.NONE.code(), silent.sync().errorCode());
+        page().until(() -> text("groups"), groups -> groups.contains("(leader)"));
+        page().until(() -> text("group-events"), events -> events.contains("group silent-group: member ")
+                && events.contains(" expired: no heartbeat within its 3,000 ms session"));
+        assertEquals(1, broker.coordinator().membersExpired(), "the page's event is the broker's expiry");
 
         assertTrue(driver.findElement(By.id("chart-fetches")).isDisplayed());
         assertTrue(text("legend-fetches").contains("empty at max.wait.ms"), text("legend-fetches"));
