@@ -3,16 +3,54 @@
 # follower replica 2 stalling for 2.5 s after every 3 s of fetching, drives acks=-1 produce load
 # at it with the client (live lines, then the summary: acks versus timeouts), and stops the broker.
 # While it runs, the broker's dashboard shows the same live, in a browser: the script prints its URL.
-# Extra arguments go to the client, e.g. ./demo.sh --requests 30000 --rate 300 (100 s, to watch the page longer).
-# DEMO_HTTP_PORT=8080 ./demo.sh serves the dashboard on that port instead of a free one.
-# DEMO_GROUP=demo-group ./demo.sh then reads the records back as that consumer group: two consumers
-# split the topic, a third member joins and crashes (stops heartbeating) after 6 s, and its session
-# expires 10 s later (watch the dashboard's "Consumer groups" panel).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
-echo "== building (mvn -B -q -DskipTests package)"
-mvn -B -q -DskipTests package
+usage() {
+  cat <<'EOF'
+Usage: ./demo.sh [--keep] [DEMO-CLIENT OPTIONS...]
+
+Builds demo-broker and demo-client (mvn -B -DskipTests package; the first build takes a few
+minutes, and shows each module as it builds), starts demo-broker on a free port with follower 2
+stalling now and then, runs demo-client against it (3000 acks=-1 requests at 300/s: about 10 s),
+prints the summary, and stops the broker: about 12 s after the dashboard's address is printed.
+
+  --keep        keep demo-broker (and its dashboard) running after the client is done, until Ctrl-C
+  -h, --help    this help, without building anything
+  other options go to demo-client, e.g. ./demo.sh --requests 30000 --rate 300 (100 s);
+                its own options: java -jar demo-client/target/demo-client.jar --help (after a build)
+
+Environment:
+  DEMO_HTTP_PORT=8080   serve the dashboard on that port instead of a free one
+  DEMO_GROUP=NAME       then read the records back as consumer group NAME: two consumers split the
+                        topic, a third member joins, crashes (stops heartbeating) 6 s after its first
+                        assignment, and its session expires 10 s later (the dashboard's groups panel)
+
+See docs/demo.md for what happens inside, every option, and more scenarios.
+EOF
+}
+
+keep=false
+client_args=()
+for arg in "$@"; do
+  case "$arg" in
+    -h|--help) usage; exit 0 ;;
+    --keep) keep=true ;;
+    *) client_args+=("$arg") ;;
+  esac
+done
+
+# Maven's own output, cut to one line per module built (and a line per 100 files downloaded on a first
+# run), errors in full; without the escape codes Maven 3.8 writes even with -B, so a pipe or a file gets text
+build_progress() {
+  awk '{ gsub(/\033\[[0-9;]*m/, "") }
+       /^\[INFO\] Building .*\[[0-9]+\/[0-9]+\]$/ { print "   " $3 " " $NF; fflush(); next }
+       /Download(ing|ed) from / { if (++downloads % 100 == 1) { print "   downloading plugins and dependencies (" downloads " files so far)"; fflush() } next }
+       /^\[ERROR\]|BUILD FAILURE/ { print; fflush() }'
+}
+
+echo "== building (mvn -B -DskipTests package; a few minutes the first time, seconds after)"
+mvn -B -DskipTests package 2>&1 | build_progress
 
 work="$(mktemp -d)"
 broker_pid=""
@@ -43,16 +81,26 @@ http_port="$(tr -d '[:space:]' < "$work/http-port")"
 
 echo "== dashboard: http://127.0.0.1:$http_port/  (live acks, timeouts, ISR; stall and resume followers there)"
 echo "   metrics:   http://127.0.0.1:$http_port/metrics"
+if [[ "$keep" == false ]]; then
+  echo "   the broker stops when the client is done (about 12 s from now); ./demo.sh --keep keeps it up until Ctrl-C"
+fi
 
 echo "== running demo-client against localhost:$port: acks=-1, request timeout 1000 ms"
 status=0
 java -jar demo-client/target/demo-client.jar --bootstrap "localhost:$port" --topic demo \
-  --requests 3000 --rate 300 --concurrency 500 --acks -1 --timeout-ms 1000 --record-size 100 "$@" || status=$?
+  --requests 3000 --rate 300 --concurrency 500 --acks -1 --timeout-ms 1000 --record-size 100 ${client_args[@]+"${client_args[@]}"} || status=$?
 
 if [[ -n "${DEMO_GROUP:-}" && "$status" -eq 0 ]]; then
-  echo "== consumer group $DEMO_GROUP: 2 consumers read topic demo back; one more member crashes after 6 s"
+  echo "== consumer group $DEMO_GROUP: 2 consumers read topic demo back; one more member crashes 6 s after its first assignment"
   java -jar demo-client/target/demo-client.jar --bootstrap "localhost:$port" --topic demo \
     --group "$DEMO_GROUP" --consumers 2 --crash-after-ms 6000 --consume-ms 25000 || status=$?
+fi
+
+if [[ "$keep" == true ]]; then
+  echo "== demo-broker keeps running (--keep): dashboard http://127.0.0.1:$http_port/, broker localhost:$port; Ctrl-C stops it"
+  # a background job of a script ignores SIGINT, and so would the broker: Ctrl-C ends the wait, the trap stops it
+  trap 'echo; echo "== stopping demo-broker"; stop_broker; broker_pid=""; exit "$status"' INT TERM
+  wait "$broker_pid" || true
 fi
 
 echo "== stopping demo-broker"

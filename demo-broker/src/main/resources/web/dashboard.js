@@ -14,6 +14,9 @@
   // the shading of the seconds a follower was stalled, one colour per replica
   const STALL_COLORS = ['rgba(214, 69, 69, 0.10)', 'rgba(224, 138, 30, 0.14)', 'rgba(138, 79, 209, 0.10)', 'rgba(59, 111, 216, 0.10)'];
   const samples = [];
+  // members gone from a group between two samples, newest last: see groupEventsBetween
+  const groupEvents = [];
+  const MAX_GROUP_EVENTS = 8;
   let replicaIds = '';
   let partitionHeader = '';
 
@@ -43,6 +46,9 @@
   // ---- the live feed ----
 
   function add(sample) {
+    if (samples.length > 0) {
+      groupEventsBetween(samples[samples.length - 1], sample);
+    }
     samples.push(sample);
     const oldest = sample.timeMs - HISTORY_MS;
     while (samples.length > 0 && samples[0].timeMs < oldest) {
@@ -102,8 +108,9 @@
     $('bytes-in').textContent = byteCount(s.bytesIn);
     $('bytes-out').textContent = byteCount(s.bytesOut);
     renderReplicas(s.replicas);
-    renderPartitions(s.partitions);
+    renderPartitions(s.partitions, s.replicas);
     renderGroups(s.groups);
+    renderGroupEvents();
     renderCharts();
   }
 
@@ -171,17 +178,22 @@
     });
   }
 
-  function niceCeiling(value) {
-    if (value <= 0) {
-      return 1;
-    }
-    const magnitude = Math.pow(10, Math.floor(Math.log10(value)));
-    for (const step of [1, 2, 2.5, 5, 10]) {
-      if (step * magnitude >= value) {
+  // the distance between the y axis's four gridlines: 1, 2, 2.5 or 5 times a power of ten, the
+  // smallest that puts the top one at or above max, so that every label is a round number
+  function niceStep(max) {
+    const wanted = max > 0 ? max / 4 : 0.25;
+    const magnitude = Math.pow(10, Math.floor(Math.log10(wanted)));
+    for (const step of [1, 2, 2.5, 5]) {
+      if (step * magnitude >= wanted) {
         return step * magnitude;
       }
     }
     return 10 * magnitude;
+  }
+
+  // a gridline's label: whole numbers grouped, fractions to the step's own digits (0.25, 0.5, 0.75)
+  function tickLabel(value) {
+    return Number.isInteger(value) ? whole(value) : String(Number(value.toFixed(6)));
   }
 
   // A line chart of the last three minutes; each band shades the background where band.on(sample)
@@ -209,7 +221,7 @@
     const x = (t) => left + ((t - start) / span) * (right - left);
     let max = 0;
     samples.forEach((s) => series.forEach((line) => { max = Math.max(max, line.value(s)); }));
-    const yMax = niceCeiling(max);
+    const yMax = 4 * niceStep(max);
     const y = (v) => bottom - (v / yMax) * (bottom - top);
 
     g.save();
@@ -232,7 +244,9 @@
           const end = band.on(s) ? s.timeMs : from;
           const name = x(end) - x(stretchStart) >= g.measureText(band.label).width + 6 ? band.label : band.label.replace(/^replica (\d+).*/, 'r$1');
           g.fillStyle = COLORS.bandLabel;
-          g.fillText(name, Math.max(left, x(stretchStart)) + 3, top + 2 + 12 * b);
+          // at the stretch's start, but inside the plot: a stretch that ends at the right edge keeps its label whole
+          const labelX = Math.min(Math.max(left, x(stretchStart)) + 3, right - g.measureText(name).width - 2);
+          g.fillText(name, labelX, top + 2 + 12 * b);
           stretchStart = null;
         }
       });
@@ -252,7 +266,7 @@
       g.moveTo(left, py);
       g.lineTo(right, py);
       g.stroke();
-      g.fillText(Number.isInteger(value) ? whole(value) : value.toFixed(1), left - 6, py);
+      g.fillText(tickLabel(value), left - 6, py);
     }
     g.textBaseline = 'top';
     const tickMs = span > 90 * 1000 ? 60 * 1000 : 10 * 1000;
@@ -362,7 +376,8 @@
       });
   }
 
-  function renderPartitions(partitions) {
+  function renderPartitions(partitions, replicas) {
+    const stalled = new Set(replicas.filter((r) => r.stalled).map((r) => r.id));
     // topics differ in replication factor: as many follower columns as the widest has
     const followers = partitions.reduce((most, p) => Math.max(most, p.followerEndOffsets.length), 0);
     const head = document.querySelector('#partitions thead');
@@ -396,7 +411,9 @@
         const behind = p.leaderEndOffset - offset;
         const inIsr = p.isr.includes(i + 1);
         const text = whole(offset) + (behind > 0 ? ' (−' + whole(behind) + ')' : '') + (inIsr ? '' : ' out of ISR');
-        row.appendChild(cell(text, 'num' + (behind > 0 ? ' behind' : '') + (inIsr ? '' : ' out-of-isr')));
+        // a follower in the ISR a few records behind is replicating as it should: grey; stalled or out of the ISR: red
+        const alarm = !inIsr ? ' out-of-isr' : behind > 0 && stalled.has(i + 1) ? ' behind' : behind > 0 ? ' lagging' : '';
+        row.appendChild(cell(text, 'num' + alarm));
       });
       for (let id = p.followerEndOffsets.length + 1; id <= followers; id++) {
         row.appendChild(cell('no replica ' + id));
@@ -424,7 +441,8 @@
           row.appendChild(spanned(cell(g.protocol || '–'), members.length));
         }
         if (m) {
-          const leader = m.memberId === g.leader ? ' (leader)' : '';
+          // a leader is chosen by a completed rebalance: none at generation 0, while the group first forms
+          const leader = g.generation > 0 && m.memberId === g.leader ? ' (leader)' : '';
           row.appendChild(cell(m.clientId + ', ' + m.host + leader));
           row.appendChild(cell(m.assignment.length > 0 ? m.assignment.join(', ') : '–'));
           const late = m.sinceHeartbeatMs > m.sessionTimeoutMs / 2;
@@ -439,6 +457,43 @@
         }
         body.appendChild(row);
       });
+    });
+  }
+
+  // Members present in one sample and gone in the next. One whose last heartbeat was a session
+  // timeout or more before the second sample expired: the broker's DelayedHeartbeat ran out (it
+  // crashed, or stopped heartbeating). The others left (LeaveGroup) or were removed in a rebalance.
+  function groupEventsBetween(before, after) {
+    const present = new Set();
+    after.groups.forEach((g) => g.members.forEach((m) => present.add(g.groupId + '\u0000' + m.memberId)));
+    const elapsedMs = after.timeMs - before.timeMs;
+    before.groups.forEach((g) => g.members.forEach((m) => {
+      if (present.has(g.groupId + '\u0000' + m.memberId)) {
+        return;
+      }
+      const expired = m.sinceHeartbeatMs + elapsedMs + 250 >= m.sessionTimeoutMs; // 250 ms: the two clocks' skew
+      groupEvents.push({
+        timeMs: after.timeMs,
+        expired: expired,
+        text: 'group ' + g.groupId + ': member ' + m.clientId + ', ' + m.host
+          + (expired ? ' expired: no heartbeat within its ' + whole(m.sessionTimeoutMs) + ' ms session (DelayedHeartbeat)' : ' left')
+      });
+    }));
+    while (groupEvents.length > MAX_GROUP_EVENTS) {
+      groupEvents.shift();
+    }
+  }
+
+  function renderGroupEvents() {
+    const list = $('group-events');
+    list.textContent = '';
+    groupEvents.forEach((e) => {
+      const item = document.createElement('li');
+      item.textContent = new Date(e.timeMs).toLocaleTimeString('en-GB') + '  ' + e.text;
+      if (e.expired) {
+        item.className = 'member-expired';
+      }
+      list.appendChild(item);
     });
   }
 

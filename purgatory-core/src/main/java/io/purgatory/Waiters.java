@@ -30,8 +30,9 @@ import java.util.function.ToLongFunction;
  * is the purgatory's {@code advance(key, position)}, {@code cancel(key)} its {@code cancelForKey},
  * {@code close()} its {@code close()}. The outcome is the operation's {@link Completion}. So the
  * purgatory's guarantees hold: every wait is answered exactly once, and nothing leaves a wait
- * unanswered. Cancelling a returned future (or completing it yourself, {@code orTimeout} included)
- * cancels its operation at once: it leaves the watch lists and the timer and is never expired.
+ * unanswered. Cancelling a returned future (or completing it yourself in any way, {@code orTimeout}
+ * and {@code obtrudeValue} included) cancels its operation at once: it leaves the watch lists and
+ * the timer and is never expired.
  *
  * <p>A future is completed on the thread that ended the wait (the caller of {@code advance}, the
  * timer's, the closer's), under the wait's operation lock: dependent stages added without
@@ -39,8 +40,9 @@ import java.util.function.ToLongFunction;
  *
  * <h2>Thread-safety</h2>
  * Thread-safe: every field is final; the purgatory is thread-safe, and the position function must
- * be (it is called from whichever thread tries a wait, under that wait's lock: cheap, no locks of
- * the caller's that {@code advance}'s caller may hold).
+ * be (it is called by {@code advance}, once per call, and by {@code waitFor} and {@code await}
+ * under the new wait's lock: cheap, no locks of the caller's that {@code advance}'s caller may
+ * hold). If it throws, the call that read it rethrows and leaves every wait as it was.
  *
  * @param <K> the keys (value equality: records are ideal)
  */
@@ -72,13 +74,16 @@ public final class Waiters<K> implements AutoCloseable {
     /**
      * A future that completes with REACHED once key's position is at least {@code position}
      * (at once if it already is), TIMED_OUT after {@code timeout}, CLOSED or CANCELLED. Cancelling
-     * it removes the wait at once.
+     * it removes the wait at once, and so does completing it any other way ({@code complete},
+     * {@code completeAsync}, {@code obtrudeValue}, {@code orTimeout}...). A stage derived from it
+     * ({@code thenApply}...) is a different future: cancelling that one leaves the wait in place.
      *
      * @throws IllegalArgumentException if the timeout is negative
+     * @throws RuntimeException what the position function threw; no wait is left behind
      */
     public CompletableFuture<WaitOutcome> waitFor(K key, long position, Duration timeout) {
         FutureWaiter<K> waiter = new FutureWaiter<>(delayMs(timeout), positions, key, position);
-        purgatory.tryCompleteElseWatchPosition(waiter, key, position);
+        offer(waiter);
         return waiter.future;
     }
 
@@ -91,6 +96,7 @@ public final class Waiters<K> implements AutoCloseable {
      * @throws InterruptedException if the thread is interrupted before or while it waits; the wait
      *     is then cancelled (it leaves the purgatory), and its outcome, if it had one, is not reported
      * @throws IllegalArgumentException if the timeout is negative
+     * @throws RuntimeException what the position function threw; no wait is left behind
      */
     public WaitOutcome await(K key, long position, Duration timeout) throws InterruptedException {
         long delayMs = delayMs(timeout);
@@ -98,7 +104,7 @@ public final class Waiters<K> implements AutoCloseable {
             throw new InterruptedException();
         }
         ParkingWaiter<K> waiter = new ParkingWaiter<>(delayMs, positions, key, position);
-        purgatory.tryCompleteElseWatchPosition(waiter, key, position);
+        offer(waiter);
         WaitOutcome outcome;
         while ((outcome = waiter.outcome) == null) {
             LockSupport.park(waiter);
@@ -131,8 +137,10 @@ public final class Waiters<K> implements AutoCloseable {
     }
 
     /**
-     * Key's position has grown: answers the waits on key at or below its position now (read with
-     * the position function), lowest first, and no others.
+     * Key's position has grown: answers the waits on key at or below its position now (read once,
+     * with the position function), lowest first, and no others. A wait it answers is not read
+     * again: if the position function throws, this call rethrows and answers nothing, and every
+     * wait stays as it was, for the next advance.
      *
      * @return how many waits this call answered
      */
@@ -174,6 +182,21 @@ public final class Waiters<K> implements AutoCloseable {
         return "Waiters[" + purgatory + "]";
     }
 
+    /**
+     * Offers a position wait; if that throws (the position function did), cancels it, so that
+     * nothing is left in the purgatory for a caller who never got a handle, and rethrows.
+     */
+    private void offer(PositionWaiter<K> waiter) {
+        try {
+            purgatory.tryCompleteElseWatchPosition(waiter, waiter.key, waiter.position);
+        } catch (RuntimeException | Error e) {
+            waiter.cancel();
+            throw e;
+        } finally {
+            waiter.offered = true;
+        }
+    }
+
     private static long delayMs(Duration timeout) {
         if (timeout.isNegative()) {
             throw new IllegalArgumentException("timeout must not be negative: " + timeout);
@@ -185,11 +208,21 @@ public final class Waiters<K> implements AutoCloseable {
         }
     }
 
-    /** Waits for key's position to reach {@code position}. Thread-safe: final fields. */
+    /**
+     * Waits for key's position to reach {@code position}. It reads the position function only while
+     * {@code waitFor} or {@code await} offers it, on the offering thread. Any other try comes from an
+     * advance that read key's position at or above this wait's (the purgatory tries only those) and
+     * has taken it out of the position index: re-reading there could only lose the wait, were the
+     * function to throw, so it completes. Thread-safe: final fields, and {@code offered} is volatile.
+     */
     private abstract static class PositionWaiter<K> extends Waiter {
         private final ToLongFunction<? super K> positions;
         private final K key;
         private final long position;
+        /** The thread that called {@code waitFor} or {@code await}. */
+        private final Thread caller = Thread.currentThread();
+        /** Set once the offer has returned or thrown; from then on every try is an advance's. */
+        volatile boolean offered;
 
         PositionWaiter(long delayMs, ToLongFunction<? super K> positions, K key, long position) {
             super(delayMs);
@@ -200,7 +233,8 @@ public final class Waiters<K> implements AutoCloseable {
 
         @Override
         public final boolean tryComplete() {
-            return positions.applyAsLong(key) >= position && forceComplete();
+            boolean takenDueByAnAdvance = offered || Thread.currentThread() != caller;
+            return (takenDueByAnAdvance || positions.applyAsLong(key) >= position) && forceComplete();
         }
     }
 
@@ -223,7 +257,6 @@ public final class Waiters<K> implements AutoCloseable {
      * the thread. Thread-safe: {@code outcome} is written once, under the operation's lock.
      */
     private static final class ParkingWaiter<K> extends PositionWaiter<K> {
-        private final Thread caller = Thread.currentThread();
         volatile WaitOutcome outcome;
 
         ParkingWaiter(long delayMs, ToLongFunction<? super K> positions, K key, long position) {
@@ -233,7 +266,7 @@ public final class Waiters<K> implements AutoCloseable {
         @Override
         void answer(WaitOutcome answer) {
             outcome = answer;
-            LockSupport.unpark(caller);
+            LockSupport.unpark(super.caller);
         }
     }
 

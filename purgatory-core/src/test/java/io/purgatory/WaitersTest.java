@@ -8,12 +8,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.purgatory.timer.MockTimer;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -28,9 +32,19 @@ class WaitersTest {
     private final MockTimer timer = new MockTimer();
     /** The keys' positions, as the server keeps them. */
     private final Map<String, Long> positions = new ConcurrentHashMap<>();
+    /** Reads of the position function left before one throws; negative: none throws. A store that fails once. */
+    private final AtomicInteger readsBeforeFailure = new AtomicInteger(-1);
+    /** How many times the position function was read. */
+    private final AtomicInteger reads = new AtomicInteger();
     private final Waiters<String> waiters = new Waiters<>(
             DelayedOperationPurgatory.builder("WaitersTest").timer(timer).purgeInterval(0).reaperEnabled(false),
-            key -> positions.getOrDefault(key, 0L));
+            key -> {
+                reads.incrementAndGet();
+                if (readsBeforeFailure.getAndDecrement() == 0) {
+                    throw new IllegalStateException("position unavailable");
+                }
+                return positions.getOrDefault(key, 0L);
+            });
 
     @AfterEach
     void close() {
@@ -94,6 +108,97 @@ class WaitersTest {
 
         assertNothingLeft();
         assertEquals(0, timer.size());
+    }
+
+    @Test
+    void everyWayOfCompletingTheFutureYourselfRemovesTheWaitAtOnce() {
+        Map<String, Consumer<CompletableFuture<WaitOutcome>>> completions = new LinkedHashMap<>();
+        completions.put("complete", f -> f.complete(WaitOutcome.TIMED_OUT));
+        completions.put("completeExceptionally", f -> f.completeExceptionally(new TimeoutException("own timeout")));
+        completions.put("completeAsync", f -> f.completeAsync(() -> WaitOutcome.TIMED_OUT, Runnable::run));
+        completions.put("completeAsync, the supplier throws", f -> f.completeAsync(() -> {
+            throw new IllegalStateException("no value");
+        }, Runnable::run));
+        completions.put("completeAsync on the default executor", f -> f.completeAsync(() -> WaitOutcome.TIMED_OUT).join());
+        completions.put("obtrudeValue", f -> f.obtrudeValue(WaitOutcome.TIMED_OUT));
+        completions.put("obtrudeException", f -> f.obtrudeException(new IllegalStateException("obtruded")));
+        completions.put("cancel", f -> f.cancel(false));
+        completions.put("completeOnTimeout", f -> f.completeOnTimeout(WaitOutcome.TIMED_OUT, 0, TimeUnit.MILLISECONDS));
+        completions.put("orTimeout", f -> f.orTimeout(0, TimeUnit.MILLISECONDS));
+
+        completions.forEach((how, completion) -> {
+            CompletableFuture<WaitOutcome> wait = waiters.waitFor("k", 1, TIMEOUT);
+            assertEquals(1, waiters.metrics().delayed(), how);
+
+            completion.accept(wait);
+
+            await().untilAsserted(() -> assertEquals(0, waiters.metrics().delayed(), how + ": waits pending"));
+            assertEquals(0, waiters.metrics().watched(), how + ": watches linked");
+            assertEquals(0, timer.size(), how + ": its expiry is gone from the timer");
+            assertTrue(wait.isDone(), how);
+        });
+        timer.advance(TIMEOUT.toMillis());
+        assertEquals(0, waiters.metrics().expired(), "no wait completed by its caller counts as expired");
+    }
+
+    @Test
+    void anAdvanceWhosePositionFunctionThrowsLeavesTheWaitForTheNextAdvance() {
+        for (int failingRead = 1; failingRead <= 2; failingRead++) { // advance's own read, then a read per wait if any
+            String key = "k" + failingRead;
+            CompletableFuture<WaitOutcome> wait = waiters.waitFor(key, 5, TIMEOUT);
+            positions.put(key, 5L);
+            readsBeforeFailure.set(failingRead - 1);
+
+            try {
+                waiters.advance(key);
+            } catch (IllegalStateException positionUnavailable) {
+                assertEquals("position unavailable", positionUnavailable.getMessage());
+                assertFalse(wait.isDone(), "an advance that threw answered nothing");
+                assertEquals(1, waiters.advance(key), "the next advance answers it");
+            }
+            readsBeforeFailure.set(-1);
+
+            assertEquals(WaitOutcome.REACHED, wait.getNow(null), "read " + failingRead + " failed");
+        }
+        assertNothingLeft();
+    }
+
+    @Test
+    void anAdvanceReadsThePositionOnceNotOncePerWait() {
+        CompletableFuture<WaitOutcome> first = waiters.waitFor("k", 1, TIMEOUT);
+        CompletableFuture<WaitOutcome> second = waiters.waitFor("k", 2, TIMEOUT);
+        positions.put("k", 2L);
+        reads.set(0);
+
+        assertEquals(2, waiters.advance("k"));
+
+        assertEquals(1, reads.get());
+        assertEquals(WaitOutcome.REACHED, first.getNow(null));
+        assertEquals(WaitOutcome.REACHED, second.getNow(null));
+    }
+
+    @Test
+    void waitForWhosePositionFunctionThrowsRethrowsAndLeavesNothingBehind() {
+        readsBeforeFailure.set(0);
+
+        IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> waiters.waitFor("k", 5, TIMEOUT));
+
+        assertEquals("position unavailable", thrown.getMessage());
+        assertNothingLeft();
+        assertEquals(0, timer.size(), "no expiry left in the timer");
+        positions.put("k", 5L);
+        assertEquals(0, waiters.advance("k"));
+        assertEquals(WaitOutcome.REACHED, waiters.waitFor("k", 5, TIMEOUT).getNow(null), "the function recovered");
+    }
+
+    @Test
+    void awaitWhosePositionFunctionThrowsRethrowsAndLeavesNothingBehind() {
+        readsBeforeFailure.set(0);
+
+        assertThrows(IllegalStateException.class, () -> waiters.await("k", 5, TIMEOUT));
+
+        assertNothingLeft();
+        assertEquals(0, timer.size(), "no expiry left in the timer");
     }
 
     @Test

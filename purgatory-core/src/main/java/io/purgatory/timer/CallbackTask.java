@@ -10,8 +10,11 @@ import org.slf4j.LoggerFactory;
  * costs one object: the {@link TimerTask} fields plus the callback reference (56 bytes with
  * compressed references, as much as any {@code TimerTask} subclass holding a callback).
  *
- * <p>A callback that throws is logged at WARN, once per throw, and does not reach the timer: the
- * timer's threads, or the caller of {@link MockTimer#advance}, carry on.
+ * <p>A callback that throws an exception (or an {@link Error} other than a
+ * {@link VirtualMachineError}) is logged at WARN, once per throw, and does not reach the timer: the
+ * timer's threads, or the caller of {@link MockTimer#advance}, carry on. A {@code VirtualMachineError}
+ * ({@code OutOfMemoryError}, {@code StackOverflowError}) is not caught, as executors do not: it
+ * reaches the thread that ran the callback (see {@link Timer}).
  *
  * <p>Thread-safe: the state is the {@link TimerTask}'s compare-and-set; {@code callback} is final.
  */
@@ -32,10 +35,12 @@ class CallbackTask extends TimerTask implements ScheduledTask {
         runCallback();
     }
 
-    /** Runs the callback; what it throws is logged, not thrown. */
+    /** Runs the callback; what it throws is logged, not thrown, but for a VirtualMachineError. */
     final void runCallback() {
         try {
             callback.run();
+        } catch (VirtualMachineError fatal) {
+            throw fatal;
         } catch (Throwable t) {
             LOG.warn("Timer {}: callback {} threw", host(), callback, t);
         }

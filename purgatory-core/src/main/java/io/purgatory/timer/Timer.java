@@ -5,9 +5,22 @@ package io.purgatory.timer;
  * again. Implementations are thread-safe.
  *
  * <p>The callback forms hand back a {@link ScheduledTask}, a handle to cancel with, and need no
- * subclass. A callback that throws is logged at WARN (slf4j, once per throw) and, if it recurs, keeps
- * its schedule. Recurring callbacks run one run at a time: a run never overlaps the previous one of
- * the same callback.
+ * subclass. Recurring callbacks run one run at a time: a run never overlaps the previous one of the
+ * same callback.
+ *
+ * <h2>What happens to an exception</h2>
+ * A callback that throws a {@code RuntimeException} or an {@code Error} other than a
+ * {@link VirtualMachineError} is logged at WARN through slf4j, once per throw, with its stack trace,
+ * and the timer carries on: the other tasks run, and a recurring callback keeps its schedule. The
+ * log is the only trace: with no slf4j provider on the class path (slf4j then says once, at
+ * start-up, that it found none) a failing callback is silent, so a callback whose failures matter
+ * catches them itself. A {@code VirtualMachineError} ({@code OutOfMemoryError},
+ * {@code StackOverflowError}) is not caught by the callback's wrapper, as executors do not catch it:
+ * it reaches the thread that ran the callback, which for {@link SystemTimer} logs it at ERROR and
+ * goes on with the next task, and for {@link MockTimer} is the caller of {@code advance}; a
+ * recurring callback it ends is not scheduled again. A {@link TimerTask} subclass's own
+ * {@code run()} is not wrapped: {@code SystemTimer} logs whatever it throws at ERROR, and
+ * {@code MockTimer.advance} throws it to its caller.
  */
 public interface Timer extends AutoCloseable {
 

@@ -333,6 +333,26 @@ class ScheduledTaskTest {
     }
 
     @Test
+    void aVirtualMachineErrorIsNotCaughtButOtherErrorsAreLogged() {
+        try (LogCapture log = LogCapture.of(ScheduledTask.class)) {
+            ScheduledTask assertion = timer.schedule(() -> {
+                throw new AssertionError("an ordinary Error");
+            }, 5);
+            ScheduledTask outOfMemory = timer.schedule(() -> {
+                throw new OutOfMemoryError("simulated");
+            }, 10);
+
+            OutOfMemoryError thrown = assertThrows(OutOfMemoryError.class, () -> timer.advance(10));
+
+            assertEquals("simulated", thrown.getMessage());
+            assertTrue(assertion.isDone());
+            assertTrue(outOfMemory.isDone());
+            assertEquals(List.of("an ordinary Error"),
+                    log.events(Level.WARN).stream().map(e -> e.getThrowableProxy().getMessage()).toList());
+        }
+    }
+
+    @Test
     void closeStopsRecurringCallbacksAndLogsHowManyWerePending() {
         try (LogCapture log = LogCapture.of(MockTimer.class)) {
             ScheduledTask rate = timer.scheduleAtFixedRate(record, 10, 10);

@@ -167,17 +167,17 @@ class AdminApiVersionsTest {
 
     @Test
     void metadataCreatesTopicsOnlyWhenTheBrokerAllowsIt() throws Exception {
-        brokers.get();
+        brokers.start(BrokerConfig.builder().autoCreateTopics(false));
         WireClient client = brokers.connect();
         MetadataRequestData wanted = new MetadataRequestData().setAllowAutoTopicCreation(true)
                 .setTopics(List.of(new MetadataRequestTopic().setName("fresh")));
         MetadataResponse refused = (MetadataResponse) answer(client, new MetadataRequest(wanted, (short) 12));
-        assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION, refused.topicMetadata().iterator().next().error(), "off by default");
+        assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION, refused.topicMetadata().iterator().next().error(), "--no-auto-create-topics");
     }
 
     @Test
-    void withAutoCreationAProducerCreatesItsTopic() throws Exception {
-        DemoBroker broker = brokers.start(BrokerConfig.builder().autoCreateTopics(true));
+    void byDefaultAProducerCreatesItsTopicAsWithKafka() throws Exception {
+        DemoBroker broker = brokers.get(); // auto.create.topics.enable defaults to true, as Kafka's
         try (var producer = new org.apache.kafka.clients.producer.KafkaProducer<String, String>(Map.of(
                 "bootstrap.servers", "localhost:" + broker.port(),
                 "key.serializer", org.apache.kafka.common.serialization.StringSerializer.class,

@@ -174,7 +174,7 @@ public class DemoBrokerTest {
         assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION.code(),
                 partitionResponse(answer(client.send(WireClient.produce("demo", 3, ACKS_ALL, 1_000, 1)))).errorCode());
 
-        MetadataRequest request = new MetadataRequest.Builder(new MetadataRequestData()
+        MetadataRequest request = new MetadataRequest.Builder(new MetadataRequestData().setAllowAutoTopicCreation(false) // else "nope" is made
                 .setTopics(List.of(new MetadataRequestData.MetadataRequestTopic().setName("nope"),
                         new MetadataRequestData.MetadataRequestTopic().setName("demo")))).build();
         MetadataResponse metadata = (MetadataResponse) answer(client.send(request)).response();

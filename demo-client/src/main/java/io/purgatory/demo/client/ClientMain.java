@@ -175,8 +175,9 @@ public final class ClientMain implements Callable<Integer> {
     int consumers;
 
     @Option(names = "--crash-after-ms", paramLabel = "MS", defaultValue = "0",
-            description = "--group: one more member (the client's own protocol code) that stops heartbeating after MS without"
-                    + " leaving, so the broker expires it after its session timeout and the others take over; 0 = none."
+            description = "--group: one more member (the client's own protocol code) that stops heartbeating MS after its first"
+                    + " assignment, without leaving, so the broker expires it after its session timeout and the others take over;"
+                    + " 0 = none."
                     + " Default: ${DEFAULT-VALUE}.")
     long crashAfterMs;
 

@@ -262,7 +262,7 @@ public final class GroupBench implements Callable<Integer> {
                 report(out, "rebalance " + round, rebalanceAll(all, round));
             }
             if (heartbeatSeconds > 0) {
-                measureHeartbeats(out, idleBrokerCores);
+                measureHeartbeats(out, idleBrokerCores, open);
             }
             long failed = errors.sum();
             tickers.forEach(ticker -> ticker.cancel(false));
@@ -486,16 +486,21 @@ public final class GroupBench implements Callable<Integer> {
         errorCodes.computeIfAbsent(error, e -> new LongAdder()).increment();
     }
 
-    private void measureHeartbeats(PrintWriter out, double idleBrokerCores) throws IOException, InterruptedException {
+    private void measureHeartbeats(PrintWriter out, double idleBrokerCores, List<KafkaConnection> open)
+            throws IOException, InterruptedException, ClientException {
         out.printf(Locale.ROOT, "heartbeats every %d ms; warm-up %d s%n", heartbeatIntervalMs, warmupSeconds);
         out.flush();
-        Thread.sleep(TimeUnit.SECONDS.toMillis(warmupSeconds));
+        for (int s = 0; s < warmupSeconds; s++) {
+            Thread.sleep(1_000);
+            requireConnected(open);
+        }
         HeartbeatPurgatory purgatoryStart = HeartbeatPurgatory.scrape(metricsUrl); // scraped outside the window: it costs the broker too
         latencyMicros.getIntervalHistogram(); // the window's latencies only
         HeartbeatWindow.Snapshot start = snapshot();
         HeartbeatWindow.Snapshot previous = start;
         for (int s = 1; s <= heartbeatSeconds; s++) {
             Thread.sleep(1_000);
+            requireConnected(open);
             HeartbeatWindow.Snapshot now = snapshot();
             HeartbeatWindow second = new HeartbeatWindow(previous, now, idleBrokerCores, HeartbeatPurgatory.UNKNOWN, HeartbeatPurgatory.UNKNOWN);
             out.printf(Locale.ROOT, "%4d s  %6.0f heartbeats/s  broker %s cores%n", s, second.heartbeatsPerSecond(),
@@ -510,6 +515,17 @@ public final class GroupBench implements Callable<Integer> {
                 latency.getValueAtPercentile(99) / 1e3, latency.getMaxValue() / 1e3);
         if (!errorCodes.isEmpty()) {
             out.println("errors since the start: " + errorCodes);
+        }
+    }
+
+    /**
+     * Stops the measurement once the broker has closed every connection (it died, say): the
+     * seconds after would all read 0 heartbeats/s and measure nothing.
+     */
+    private static void requireConnected(List<KafkaConnection> open) throws ClientException {
+        if (open.stream().allMatch(connection -> connection.closeFuture().isDone())) {
+            throw new ClientException("lost every connection to the broker (" + open.get(0).closeFuture().getNow("closed")
+                    + "); stopped");
         }
     }
 

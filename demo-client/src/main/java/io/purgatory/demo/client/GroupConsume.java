@@ -42,14 +42,17 @@ import org.apache.kafka.common.requests.JoinGroupResponse;
 import org.apache.kafka.common.requests.SyncGroupRequest;
 import org.apache.kafka.common.requests.SyncGroupResponse;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code --group NAME --consumers N}: N members of a consumer group read the topic, each a real
  * {@link KafkaConsumer} that {@code subscribe()}s on its own thread and commits after each poll.
  * It prints each member's assignment whenever a rebalance changes it, a line a second with the
- * records each member has read, and a summary. With {@code --crash-after-ms}, one more member
- * speaks the classic group protocol itself (join, sync, heartbeats) and, after that long, stops
- * heartbeating without leaving, its connection open: a crash. The broker's DelayedHeartbeat then
+ * records each member has read since the start (a running total per member, not per partition), and
+ * a summary. With {@code --crash-after-ms}, one more member speaks the classic group protocol itself
+ * (join, sync, heartbeats) and, that long after its first assignment, stops heartbeating without
+ * leaving, its connection open: a crash. The time counts from its assignment, not from the start: a
+ * broker's initial rebalance delay (3 s by default) and the rebalance its join causes come first. The broker's DelayedHeartbeat then
  * expires it after its session timeout ({@value #CRASH_SESSION_TIMEOUT_MS} ms) and the others take
  * its partitions. It joins once every consumer has an assignment, so that a consumer stays the
  * group's leader (the leader assigns; this member would not).
@@ -90,6 +93,9 @@ final class GroupConsume {
      */
     static int run(ClientOptions options, String group, int consumers, long durationMs, long crashAfterMs, PrintWriter out)
             throws InterruptedException, ClientException {
+        // slf4j initialises here, once, before the consumers' threads log at the same moment: initialised by
+        // them, it would queue their first calls and print a three-line "being replayed" warning
+        LoggerFactory.getILoggerFactory();
         List<Member> members = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(durationMs);
@@ -102,8 +108,10 @@ final class GroupConsume {
             thread.start();
         }
         out.printf(Locale.ROOT, "group %s: %d consumer(s) subscribe to %s%s%n", group, consumers, options.topic(),
-                crashAfterMs > 0 ? String.format(Locale.ROOT, ", and a member that crashes after %d ms (session timeout %d ms)",
+                crashAfterMs > 0 ? String.format(Locale.ROOT,
+                        ", and a member that crashes %d ms after its first assignment (session timeout %d ms)",
                         crashAfterMs, CRASH_SESSION_TIMEOUT_MS) : "");
+        out.println("each second: each consumer's partitions, and the records it has read since the start");
         out.flush();
         EventLoopGroup loop = crashAfterMs > 0 ? new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory()) : null;
         try (Crashing crashing = crashAfterMs > 0 ? new Crashing(KafkaConnection.open(loop, options.bootstrap(), options.connectTimeoutMs(),
@@ -113,19 +121,20 @@ final class GroupConsume {
             long nextHeartbeat = 0;
             while (System.nanoTime() < deadline) {
                 long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-                if (crashing != null && !crashing.crashed && elapsedMs >= crashAfterMs) {
+                if (crashing != null && !crashing.crashed && crashing.firstAssignedMs >= 0
+                        && elapsedMs >= crashing.firstAssignedMs + crashAfterMs) {
                     crashing.crashed = true;
                     out.printf(Locale.ROOT, "%6.1fs  crash: stops heartbeating, connection left open, holding %s%n", elapsedMs / 1000.0,
                             crashing.assignment);
                 } else if (crashing != null && !crashing.crashed && elapsedMs >= nextHeartbeat
                         && members.stream().allMatch(m -> m.rebalances.get() > 0)) {
                     // it joins once the consumers have theirs, so that a consumer stays leader and assigns (it assigns nothing)
-                    crashing.heartbeatOrRejoin(out, elapsedMs);
-                    nextHeartbeat = elapsedMs + HEARTBEAT_MS;
+                    crashing.heartbeatOrRejoin(out, start);
+                    nextHeartbeat = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + HEARTBEAT_MS; // a join may have taken seconds
                 }
                 if (elapsedMs >= nextLine) {
                     StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%6.1fs ", elapsedMs / 1000.0));
-                    members.forEach(m -> line.append(String.format(Locale.ROOT, " %s: %s (%d records)", m.name, m.assignmentText(),
+                    members.forEach(m -> line.append(String.format(Locale.ROOT, " %s: %s (%d read so far)", m.name, m.assignmentText(),
                             m.records.get())));
                     out.println(line);
                     out.flush();
@@ -198,6 +207,8 @@ final class GroupConsume {
         private String memberId = JoinGroupRequest.UNKNOWN_MEMBER_ID;
         private int generation = -1;
         private String assignment = "nothing";
+        /** When its first assignment came, in ms from the start; -1 until then. Its crash counts from there. */
+        private long firstAssignedMs = -1;
         private boolean crashed;
 
         Crashing(KafkaConnection connection, String group, String topic) {
@@ -207,7 +218,7 @@ final class GroupConsume {
         }
 
         /** A heartbeat; when the group rebalances (or before the first join), a join and a sync. */
-        void heartbeatOrRejoin(PrintWriter out, long elapsedMs) throws ClientException, InterruptedException {
+        void heartbeatOrRejoin(PrintWriter out, long startNanos) throws ClientException, InterruptedException {
             Errors error = generation < 0 ? Errors.UNKNOWN_MEMBER_ID : Errors.forCode(((HeartbeatResponse) await(connection.send(
                     new HeartbeatRequest.Builder(new HeartbeatRequestData().setGroupId(group).setMemberId(memberId).setGenerationId(generation))
                             .build(), true))).data().errorCode());
@@ -237,7 +248,11 @@ final class GroupConsume {
                             .forEach(tp -> names.add(tp.toString()));
                 }
                 assignment = names.isEmpty() ? "nothing" : String.join(", ", names);
-                out.printf(Locale.ROOT, "%6.1fs  crashing member (own protocol code) assigned %s%n", elapsedMs / 1000.0, assignment);
+                long assignedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos); // after the join, which waits for the rebalance
+                if (firstAssignedMs < 0) {
+                    firstAssignedMs = assignedMs;
+                }
+                out.printf(Locale.ROOT, "%6.1fs  crashing member (own protocol code) assigned %s%n", assignedMs / 1000.0, assignment);
             }
         }
 

@@ -42,7 +42,11 @@ final class ReportRenderer {
                 now.elapsedNanos() / 1e9, now.sent(), now.acked(), now.timedOut(), now.otherErrors(), now.inFlight(), rate);
     }
 
-    /** The final summary: totals, a percentile table per outcome, and the text histogram. */
+    /**
+     * The final summary: totals, a percentile table per outcome, and the text histogram. The table's
+     * counts add up to the requests asked for: the outcomes, then, for a stopped run, the requests
+     * in flight at that moment, then those never sent.
+     */
     static String summary(RunReport report) {
         StringBuilder out = new StringBuilder();
         double sendingSeconds = report.sendingNanos() / 1e9;
@@ -58,6 +62,10 @@ final class ReportRenderer {
         rows.add(new String[] {"outcome", "count", "min", "p50", "p90", "p99", "p99.9", "max"});
         for (RunReport.OutcomeSummary summary : report.outcomes()) {
             rows.add(row(summary.outcome().label(), summary));
+        }
+        if (report.interrupted() != null && report.interrupted().inFlight() > 0) { // so that the rows add up to the requests
+            rows.add(row("in flight when stopped", RunReport.OutcomeSummary.withoutLatencies(Outcome.NO_RESPONSE,
+                    report.interrupted().inFlight())));
         }
         if (report.notSent() > 0) {
             rows.add(row("not sent", RunReport.OutcomeSummary.withoutLatencies(Outcome.DISCONNECTED, report.notSent())));

@@ -1,5 +1,6 @@
 package io.purgatory.demo.client;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -7,7 +8,10 @@ import io.purgatory.demo.broker.BrokerExtension;
 import io.purgatory.demo.broker.DemoBroker;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -85,6 +89,26 @@ class GroupBenchTest {
                 + " to last SyncGroup answer [0-9.]+ median, [0-9.]+ max over 2 groups ms"), lines.get(1));
         assertTrue(lines.get(2).startsWith("rebalance 1: "), run::toString);
         assertEquals(0, broker.coordinator().groupCount(), "every member left at the end");
+    }
+
+    @Test
+    @Tag("integration")
+    void stopsWithOneLineOnceTheBrokerHasGoneInsteadOfCountingZeros(DemoBroker broker) throws Exception {
+        StringWriter out = new StringWriter(); // a StringBuffer inside: read here while the bench writes
+        CommandLine command = GroupBench.commandLine();
+        command.setOut(new PrintWriter(out, true));
+        command.setErr(new PrintWriter(new StringWriter(), true));
+        CompletableFuture<Integer> exitCode = CompletableFuture.supplyAsync(() -> command.execute("--bootstrap", "localhost:" + broker.port(),
+                "--groups", "1", "--members", "3", "--connections", "1", "--heartbeat-s", "600", "--warmup-s", "0", "--idle-s", "0"));
+        await().atMost(Duration.ofSeconds(60)).until(() -> out.toString().contains(" heartbeats/s")); // formed, heartbeating
+
+        broker.close();
+
+        Run stopped = new Run(exitCode.get(60, TimeUnit.SECONDS), out.toString(), ""); // not the 600 s window
+        assertEquals(1, stopped.exitCode(), stopped::toString);
+        String last = stopped.out().lines().reduce((a, b) -> b).orElseThrow();
+        assertTrue(last.startsWith("group-bench: lost every connection to the broker ("), stopped::toString);
+        assertTrue(stopped.out().lines().filter(line -> line.contains(" 0 heartbeats/s")).count() <= 1, stopped::toString);
     }
 
     /** One run of the command: exit code, stdout, stderr. */

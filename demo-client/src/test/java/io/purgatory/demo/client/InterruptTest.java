@@ -47,6 +47,10 @@ class InterruptTest {
             await().atMost(Duration.ofSeconds(5)).until(() -> out.stream().anyMatch(line -> line.startsWith("Summary: ")));
             assertTrue(err.stream().anyMatch(line -> line.matches("demo-client: interrupted with \\d+ request\\(s\\) in flight; \\d+ not sent")),
                     () -> String.join("\n", err));
+            int header = out.indexOf(out.stream().filter(line -> line.startsWith("  outcome ")).findFirst().orElseThrow());
+            long accountedFor = out.subList(header + 1, out.size()).stream().takeWhile(line -> !line.startsWith("  ("))
+                    .mapToLong(row -> Long.parseLong(row.trim().split(" {2,}")[1])).sum();
+            assertEquals(100_000, accountedFor, () -> "the summary's rows add up to the requests: " + String.join("\n", out));
         } finally {
             client.destroyForcibly();
         }

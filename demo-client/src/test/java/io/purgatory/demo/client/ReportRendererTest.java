@@ -131,6 +131,24 @@ class ReportRendererTest {
     }
 
     @Test
+    void aStoppedRunCountsItsRequestsInFlightSoThatTheRowsAddUp() {
+        RunStats stats = twoPopulations(); // 110 outcomes
+        for (int i = 0; i < 4; i++) {
+            stats.onSent(); // in flight when stopped
+        }
+        RunReport stopped = report(stats, 120);
+        stopped = new RunReport(stopped.options(), stopped.setup(), stopped.elapsedNanos(), stopped.sendingNanos(), stopped.sent(),
+                stopped.notSent(), stopped.outcomes(), null, new RunReport.Interrupted(4));
+
+        List<String> rows = ReportRenderer.summary(stopped).lines()
+                .dropWhile(line -> !line.startsWith("  outcome")).skip(1).takeWhile(line -> !line.startsWith("  (")).toList();
+
+        assertEquals(List.of("acked", "timed out", "in flight when stopped", "not sent"),
+                rows.stream().map(row -> row.trim().split(" {2,}")[0]).toList());
+        assertEquals(120, rows.stream().mapToLong(row -> Long.parseLong(row.trim().split(" {2,}")[1])).sum());
+    }
+
+    @Test
     void bucketsArePowersOfTwoMilliseconds() {
         assertEquals(0, ReportRenderer.bucketOf(0));
         assertEquals(0, ReportRenderer.bucketOf(999));

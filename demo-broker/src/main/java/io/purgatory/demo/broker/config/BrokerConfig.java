@@ -170,9 +170,10 @@ public final class BrokerConfig {
     @Range(min = 1)
     private int numPartitions;
 
-    @Option(names = "--auto-create-topics", defaultValue = "false",
-            description = "Create a topic when a client's metadata request names it and allows it (Kafka's"
-                    + " auto.create.topics.enable). Off by default: create topics with kafka-topics --create. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--auto-create-topics", defaultValue = "true", negatable = true,
+            description = "Create a topic (--num-partitions partitions) when a client's metadata request names it and allows it,"
+                    + " as Kafka's auto.create.topics.enable, on by default as Kafka's: kcat -P -t new-topic just works."
+                    + " --no-auto-create-topics: only kafka-topics --create makes topics. Default: ${DEFAULT-VALUE}.")
     private boolean autoCreateTopics;
 
     @Option(names = "--max-partitions", paramLabel = "N", defaultValue = "10000",

@@ -90,6 +90,15 @@ final class Browser implements AutoCloseable {
                 .collect(Collectors.toList());
     }
 
+    /** Makes the page {@code width} CSS pixels wide (the window's height kept), and waits until it is. */
+    void resizeTo(int width) {
+        JavascriptExecutor js = (JavascriptExecutor) driver;
+        Dimension size = driver.manage().window().getSize();
+        long chrome = ((Number) js.executeScript("return window.outerWidth - window.innerWidth;")).longValue();
+        driver.manage().window().setSize(new Dimension((int) (width + chrome), size.getHeight()));
+        page().until(() -> ((Number) js.executeScript("return window.innerWidth;")).longValue() == width);
+    }
+
     /** A screenshot of the whole page, the window first made as tall as the page (no blank area below the footer). */
     void screenshot(Path file) throws IOException {
         JavascriptExecutor js = (JavascriptExecutor) driver;

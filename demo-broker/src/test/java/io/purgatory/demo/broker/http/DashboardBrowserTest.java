@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.purgatory.demo.broker.BrokerExtension;
 import io.purgatory.demo.broker.DemoBroker;
 import io.purgatory.demo.broker.FetchTest;
+import io.purgatory.demo.broker.RawMember;
 import io.purgatory.demo.broker.WireClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -22,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -29,6 +31,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.WebDriver;
 import static io.purgatory.demo.broker.http.Browser.page;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -39,7 +42,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The dashboard in a real browser ({@link Browser}: headless Chromium, driven through Debian's
  * chromedriver by Selenium), against an in-process broker under {@code acks=-1} load. The page loads without
  * console errors, its counters move, a consumer's fetch shows in the fetch chart's totals, clicking "stall" on follower 2 makes the timed-out count
- * rise and "resume" brings acks back, twice. While it is stalled the charts' legends name the
+ * rise and "resume" brings acks back, twice. At 1000 and at 1400 pixels the Partitions table shows
+ * every column whole, none behind a scrollbar. A group member that never heartbeats shows as its
+ * generation's leader, then as expired in the list under the groups table. While it is stalled the charts' legends name the
  * shaded band "replica 2 stalled", and the expiry-lateness tile shows the highest p99 of the
  * lateness chart's legend, which is the highest in {@code /api/state}. A screenshot taken during the second stall, the window fitted to the
  * page, is written to {@code target/dashboard-stall.png}.
@@ -56,7 +61,8 @@ class DashboardBrowserTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @RegisterExtension
-    final BrokerExtension brokers = new BrokerExtension(config -> config.topic("demo", 3).followers(2).replicaLag(3, 2));
+    final BrokerExtension brokers = new BrokerExtension(config -> config.topic("demo", 3).followers(2).replicaLag(3, 2)
+            .groupSessionTimeoutMs(1_000, 300_000).groupInitialRebalanceDelayMs(100)); // a member whose session ends soon
     private DemoBroker broker;
     private DashboardServer dashboard;
     private WireClient client;
@@ -97,6 +103,19 @@ class DashboardBrowserTest {
         long ackedAtFirst = page().until(() -> count("acked-total"), acked -> acked > 0);
         page().until(() -> count("acked-total") > ackedAtFirst); // the counters move
         assertEquals("fetching", replicaState(2));
+        for (int width : new int[] {1000, 1400}) {
+            browser.resizeTo(width);
+            page().until(this::partitionsColumnsHiddenOrClipped, List::isEmpty);
+        }
+
+        // a member that joins, syncs and never heartbeats: the leader of generation 1, then expired after its 3 s session
+        RawMember silent = new RawMember(brokers.connect(), "silent-group", 3_000, 10_000);
+        assertEquals(Errors.NONE.code(), silent.join("demo").errorCode());
+        assertEquals(Errors.NONE.code(), silent.sync().errorCode());
+        page().until(() -> text("groups"), groups -> groups.contains("(leader)"));
+        page().until(() -> text("group-events"), events -> events.contains("group silent-group: member ")
+                && events.contains(" expired: no heartbeat within its 3,000 ms session"));
+        assertEquals(1, broker.coordinator().membersExpired(), "the page's event is the broker's expiry");
 
         assertTrue(driver.findElement(By.id("chart-fetches")).isDisplayed());
         assertTrue(text("legend-fetches").contains("empty at max.wait.ms"), text("legend-fetches"));
@@ -137,6 +156,24 @@ class DashboardBrowserTest {
         long timedOutAfterResume = page().until(() -> count("timed-out-total"), any -> true);
         page().until(() -> count("acked-total") > ackedAtResume + 200); // another second or more of acks...
         assertEquals(timedOutAfterResume, count("timed-out-total"), "...and no more timeouts");
+    }
+
+    /**
+     * The Partitions table's columns that do not show whole in its panel: those whose header reaches
+     * past the panel's right edge (behind a scrollbar), and any when the panel scrolls sideways.
+     */
+    @SuppressWarnings("unchecked")
+    private List<String> partitionsColumnsHiddenOrClipped() {
+        return (List<String>) ((JavascriptExecutor) driver).executeScript("""
+                const panel = document.getElementById('partitions').closest('.panel');
+                const edge = panel.getBoundingClientRect().right;
+                const headers = Array.from(document.querySelectorAll('#partitions th'));
+                if (headers.length < 9) {
+                    return ['not rendered yet: ' + headers.length + ' columns'];
+                }
+                const hidden = headers.filter((th) => th.getBoundingClientRect().right > edge).map((th) => th.textContent);
+                return panel.scrollWidth > panel.clientWidth ? hidden.concat(['(the panel scrolls sideways)']) : hidden;
+                """);
     }
 
     /** The highest value of the lateness chart's legend, which has one entry per purgatory ({@code "produce p99 4 ms"}...). */

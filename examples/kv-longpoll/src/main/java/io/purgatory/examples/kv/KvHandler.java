@@ -95,11 +95,13 @@ final class KvHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     }
 
     private void get(ChannelHandlerContext ctx, String key, QueryStringDecoder uri, boolean keepAlive) {
+        String indexText = parameter(uri, "index");
+        String waitText = parameter(uri, "wait");
         long index;
         Duration wait;
         try {
-            index = Long.parseLong(parameter(uri, "index", "-1"));
-            wait = WaitParameter.parse(parameter(uri, "wait", defaultWait.toSeconds() + "s"), maxWait);
+            index = indexText == null ? -1 : parseIndex(indexText);
+            wait = waitText == null ? defaultWait : WaitParameter.parse(waitText, maxWait);
         } catch (IllegalArgumentException e) {
             respond(ctx, HttpResponseStatus.BAD_REQUEST, e.getMessage() + "\n", -1, keepAlive);
             return;
@@ -108,7 +110,9 @@ final class KvHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             answerValue(ctx, key, keepAlive);
             return;
         }
-        CompletableFuture<WaitOutcome> poll = waiters.waitFor(key, index + 1, wait);
+        // the key's index passes N when it reaches N + 1; no index passes Long.MAX_VALUE, so that query waits its wait out
+        long target = index == Long.MAX_VALUE ? Long.MAX_VALUE : index + 1;
+        CompletableFuture<WaitOutcome> poll = waiters.waitFor(key, target, wait);
         parked = poll;
         poll.whenComplete((outcome, cancelled) -> ctx.executor().execute(() -> answerPoll(ctx, key, poll, outcome, keepAlive)));
     }
@@ -152,9 +156,24 @@ final class KvHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         ctx.close();
     }
 
-    private static String parameter(QueryStringDecoder uri, String name, String absent) {
+    /** The first value of the query parameter, or null if the query has none. */
+    private static String parameter(QueryStringDecoder uri, String name) {
         List<String> values = uri.parameters().get(name);
-        return values == null || values.isEmpty() ? absent : values.get(0);
+        return values == null || values.isEmpty() ? null : values.get(0);
+    }
+
+    /** The {@code index} parameter: a whole number, not negative. @throws IllegalArgumentException naming it */
+    static long parseIndex(String text) {
+        long index;
+        try {
+            index = Long.parseLong(text);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("index must be a whole number from 0 to " + Long.MAX_VALUE + ": " + text, e);
+        }
+        if (index < 0) {
+            throw new IllegalArgumentException("index must not be negative: " + text);
+        }
+        return index;
     }
 
     /** Writes a text response; {@code index} goes into {@value #INDEX_HEADER} unless negative. */

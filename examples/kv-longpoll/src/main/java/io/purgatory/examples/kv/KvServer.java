@@ -2,6 +2,7 @@ package io.purgatory.examples.kv;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -9,7 +10,6 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
@@ -19,6 +19,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.purgatory.PurgatoryMetrics;
 import io.purgatory.Waiters;
 import io.purgatory.micrometer.PurgatoryMeterBinder;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -55,8 +56,9 @@ public final class KvServer implements AutoCloseable {
      *
      * @param defaultWait the wait of a blocking query that gives none
      * @param maxWait the longest wait a query gets, whatever it asks
+     * @throws IOException if it cannot listen on address (a port in use, say); nothing is left running
      */
-    public KvServer(InetSocketAddress address, Duration defaultWait, Duration maxWait) throws InterruptedException {
+    public KvServer(InetSocketAddress address, Duration defaultWait, Duration maxWait) throws IOException, InterruptedException {
         new PurgatoryMeterBinder(waiters.metrics(), Tags.empty()).bindTo(meters);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(boss, workers)
@@ -65,16 +67,23 @@ public final class KvServer implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(MAX_CONTENT),
+                        ch.pipeline().addLast(new HttpServerCodec(), new ValueSizeLimit(MAX_CONTENT),
                                 new KvHandler(store, waiters, meters::scrape, defaultWait, maxWait));
                     }
                 });
+        ChannelFuture bound;
         try {
-            serverChannel = bootstrap.bind(address).sync().channel();
-        } catch (InterruptedException | RuntimeException e) {
+            bound = bootstrap.bind(address).await();
+        } catch (InterruptedException e) {
             shutDown();
             throw e;
         }
+        if (!bound.isSuccess()) {
+            shutDown();
+            Throwable cause = bound.cause();
+            throw cause instanceof IOException io ? io : new IOException(cause.getMessage(), cause);
+        }
+        serverChannel = bound.channel();
         LOG.info("kv server listening on {}", serverChannel.localAddress());
     }
 

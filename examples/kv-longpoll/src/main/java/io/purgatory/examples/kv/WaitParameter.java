@@ -5,13 +5,14 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Parses Consul's {@code wait} query parameter: a number with a unit, {@code ms}, {@code s},
- * {@code m} or {@code h} ({@code 30s}, {@code 500ms}, {@code 5m}); a bare number is seconds.
- * Stateless: thread-safe.
+ * Parses Consul's {@code wait} query parameter: a whole number with its unit, {@code ms}, {@code s},
+ * {@code m} or {@code h} ({@code 30s}, {@code 500ms}, {@code 5m}). The unit is required, as Consul's
+ * parser (Go's {@code time.ParseDuration}) requires it: a bare {@code 5} is refused rather than
+ * guessed. Stateless: thread-safe.
  */
 final class WaitParameter {
 
-    private static final Pattern FORMAT = Pattern.compile("(\\d{1,9})(ms|s|m|h)?");
+    private static final Pattern FORMAT = Pattern.compile("(\\d{1,9})(ms|s|m|h)");
 
     private WaitParameter() {
     }
@@ -20,11 +21,10 @@ final class WaitParameter {
     static Duration parse(String text, Duration max) {
         Matcher m = FORMAT.matcher(text);
         if (!m.matches()) {
-            throw new IllegalArgumentException("wait must be a number with ms, s, m or h: " + text);
+            throw new IllegalArgumentException("wait must be a whole number with its unit, ms, s, m or h (30s, 500ms, 5m): " + text);
         }
         long amount = Long.parseLong(m.group(1));
-        String unit = m.group(2) == null ? "s" : m.group(2);
-        Duration wait = switch (unit) {
+        Duration wait = switch (m.group(2)) {
             case "ms" -> Duration.ofMillis(amount);
             case "m" -> Duration.ofMinutes(amount);
             case "h" -> Duration.ofHours(amount);
