@@ -507,11 +507,6 @@ public final class ReplicaManager implements AutoCloseable {
         fetchPurgatory.checkAndComplete(DelayedFetch.anyProgress(partition.topicPartition()));
     }
 
-    /** acks=-1 produces waiting in the purgatory now. */
-    public long parkedProduces() {
-        return producePurgatory.numDelayed();
-    }
-
     /**
      * Appends each partition's records on the leader and calls {@code responder} once with one
      * result per partition, each with its append's {@link ProduceResult#key() key}: at once for {@code acks} 0 and 1, and for {@code acks=-1}
