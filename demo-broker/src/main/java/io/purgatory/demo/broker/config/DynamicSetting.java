@@ -2,7 +2,6 @@ package io.purgatory.demo.broker.config;
 
 import java.util.Arrays;
 import org.apache.kafka.common.config.ConfigDef;
-import org.apache.kafka.common.config.ConfigException;
 
 /**
  * The settings that can change while the broker runs ({@code IncrementalAlterConfigs}): the
@@ -55,7 +54,7 @@ public enum DynamicSetting {
      * setting's range.
      *
      * @return the parsed value
-     * @throws ConfigException with Kafka's message when it does not
+     * @throws org.apache.kafka.common.config.ConfigException with Kafka's message when it does not
      */
     public Object parse(String value) {
         String name = topicName() != null ? topicName() : brokerName();
