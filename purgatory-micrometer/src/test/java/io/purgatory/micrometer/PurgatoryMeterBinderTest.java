@@ -10,6 +10,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.purgatory.DelayedOperation;
 import io.purgatory.DelayedOperationPurgatory;
+import io.purgatory.PurgatoryMetrics;
 import io.purgatory.timer.MockTimer;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -72,6 +73,21 @@ class PurgatoryMeterBinderTest {
         assertEquals(purgatory.metrics().expiryLateness().maxMs() / 1000.0,
                 registry.get("purgatory.expiry.lateness.max").timeGauge().value(TimeUnit.SECONDS));
         assertEquals("test", registry.get("purgatory.operations.delayed").gauge().getId().getTag("app"));
+    }
+
+    @Test
+    void everyQuantityOfTheMetricsIsAMeterUnderItsOneName() {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        new PurgatoryMeterBinder(purgatory).bindTo(registry);
+        purgatory.tryCompleteElseWatch(new Flag(1_000), List.of("k", "j"));
+        for (PurgatoryMetrics.Quantity quantity : PurgatoryMetrics.Quantity.values()) {
+            double value = quantity.kind() == PurgatoryMetrics.Kind.GAUGE ? gauge(registry, quantity.meterName())
+                    : counter(registry, quantity.meterName());
+            assertEquals(quantity.read(purgatory.metrics()), (long) value, quantity.meterName());
+            assertEquals(quantity.description(), registry.get(quantity.meterName()).meter().getId().getDescription());
+        }
+        assertEquals(1, purgatory.metrics().snapshot().delayed());
+        assertEquals(2, purgatory.metrics().snapshot().watched());
     }
 
     @Test
