@@ -138,7 +138,10 @@ public final class BrokerStats {
         fetchResponses.get(outcome).increment();
     }
 
-    /** A response of {@code api} was sent carrying these error codes, each this many times ({@link org.apache.kafka.common.requests.AbstractResponse#errorCounts()}). */
+    /**
+     * A response of {@code api} was sent carrying these error codes, each this many times
+     * ({@link org.apache.kafka.common.requests.AbstractResponse#errorCounts()}).
+     */
     public void onResponse(ApiKeys api, Map<Errors, Integer> errorCounts) {
         errorCounts.forEach((error, count) -> responseErrors.computeIfAbsent(new ApiError(api, error), key -> new LongAdder()).add(count));
     }
