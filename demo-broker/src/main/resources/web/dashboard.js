@@ -98,11 +98,11 @@
     $('parked').textContent = whole(s.purgatories.reduce((sum, p) => sum + p.delayed, 0));
     $('parked-detail').textContent = s.purgatories.map((p) => p.name + ' ' + whole(p.delayed)).join(', ');
     // the tile shows the highest p99 of the purgatories: the top line of the lateness chart, now
-    const late = s.purgatories.reduce((worst, p) => (p.latenessP99Ms > worst.latenessP99Ms ? p : worst), s.purgatories[0]);
-    $('lateness-p99').textContent = late ? late.latenessP99Ms + ' ms' : '–';
+    const late = s.purgatories.reduce((worst, p) => (p.expiryLateness.p99Ms > worst.expiryLateness.p99Ms ? p : worst), s.purgatories[0]);
+    $('lateness-p99').textContent = late ? late.expiryLateness.p99Ms + ' ms' : '–';
     $('lateness-detail').textContent = late
-      ? late.name + ': p50 ' + late.latenessP50Ms + ' · p99.9 ' + late.latenessP999Ms + ' · max ' + late.latenessMaxMs + ' ms, '
-        + whole(late.latenessCount) + ' expired'
+      ? late.name + ': p50 ' + late.expiryLateness.p50Ms + ' · p99.9 ' + late.expiryLateness.p999Ms + ' · max '
+        + late.expiryLateness.maxMs + ' ms, ' + whole(late.expiryLateness.count) + ' expired'
       : '–';
     $('connections').textContent = whole(s.connections);
     $('bytes-in').textContent = byteCount(s.bytesIn);
@@ -136,7 +136,7 @@
     chart($('chart-lateness'), $('legend-lateness'), names.map((name, i) => ({
       label: name + ' p99',
       color: PURGATORY_COLORS[i % PURGATORY_COLORS.length],
-      value: (s) => (s.purgatories.find((p) => p.name === name) || { latenessP99Ms: 0 }).latenessP99Ms,
+      value: (s) => (s.purgatories.find((p) => p.name === name) || { expiryLateness: { p99Ms: 0 } }).expiryLateness.p99Ms,
       unit: 'ms'
     })), stalled);
   }

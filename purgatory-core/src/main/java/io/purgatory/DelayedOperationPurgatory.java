@@ -598,7 +598,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     private boolean registerMBean() {
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         try {
-            server.registerMBean(metrics, metrics.objectName());
+            server.registerMBean(metrics.mbean(), metrics.objectName());
             return true;
         } catch (JMException e) {
             LOG.warn("Purgatory {}: metrics not registered over JMX ({}): is another purgatory open under the same name?",

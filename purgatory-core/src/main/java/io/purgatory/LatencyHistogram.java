@@ -64,19 +64,63 @@ public final class LatencyHistogram {
         if (!(percentile >= 0 && percentile <= 100)) {
             throw new IllegalArgumentException("percentile must be in [0, 100]: " + percentile);
         }
-        long total = count();
+        long[] snapshot = readCounts();
+        long total = sum(snapshot);
+        return percentile(snapshot, total, percentile, maxMs());
+    }
+
+    /**
+     * The count, sum, maximum and the percentiles 50, 99 and 99.9, read in one pass over the
+     * counters (so the percentiles agree with the count).
+     */
+    public Summary summary() {
+        long[] snapshot = readCounts();
+        long total = sum(snapshot);
+        long maxMs = maxMs();
+        return new Summary(total, sumMs(), maxMs, percentile(snapshot, total, 50, maxMs),
+                percentile(snapshot, total, 99, maxMs), percentile(snapshot, total, 99.9, maxMs));
+    }
+
+    /**
+     * A histogram's summary at one reading, in milliseconds. Immutable.
+     *
+     * @param count values recorded
+     * @param sumMs their sum ({@link #sumMs()})
+     * @param maxMs the largest ({@link #maxMs()})
+     * @param p50Ms the median, p99Ms and p999Ms the 99th and 99.9th percentiles ({@link #valueAtPercentileMs})
+     */
+    public record Summary(long count, long sumMs, long maxMs, long p50Ms, long p99Ms, long p999Ms) {
+    }
+
+    private long[] readCounts() {
+        long[] snapshot = new long[BUCKETS];
+        for (int i = 0; i < BUCKETS; i++) {
+            snapshot[i] = counts.get(i);
+        }
+        return snapshot;
+    }
+
+    private static long sum(long[] counts) {
+        long total = 0;
+        for (long c : counts) {
+            total += c;
+        }
+        return total;
+    }
+
+    private static long percentile(long[] counts, long total, double percentile, long maxMs) {
         if (total == 0) {
             return 0;
         }
         long rank = Math.max(1, (long) Math.ceil(percentile / 100.0 * total));
         long seen = 0;
-        for (int i = 0; i < BUCKETS; i++) {
-            seen += counts.get(i);
+        for (int i = 0; i < counts.length; i++) {
+            seen += counts[i];
             if (seen >= rank) {
-                return Math.min(upperBound(i), maxMs());
+                return Math.min(upperBound(i), maxMs);
             }
         }
-        return maxMs();
+        return maxMs;
     }
 
     private static long saturatedAdd(long a, long b) {

@@ -2,30 +2,102 @@ package io.purgatory;
 
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
+import java.util.function.ToLongFunction;
 import javax.management.MalformedObjectNameException;
 import javax.management.ObjectName;
 
 /**
- * Counters and gauges of one {@link DelayedOperationPurgatory}, readable from code
- * ({@link DelayedOperationPurgatory#metrics()}) and over JMX under {@link #objectName()}.
+ * Counters and gauges of one {@link DelayedOperationPurgatory}: read live from code
+ * ({@link DelayedOperationPurgatory#metrics()}), as one {@link #snapshot()}, over JMX under
+ * {@link #objectName()}, and (through purgatory-micrometer) as Micrometer meters.
  *
- * <ul>
- *   <li>{@link #completed()}: operations completed through {@code tryComplete} or
- *       {@code forceComplete}, or cancelled ({@link Completion#COMPLETED} and
- *       {@link Completion#CANCELLED});</li>
- *   <li>{@link #expired()}: operations completed by expiring, by their timer or by {@code close()}
- *       ({@link Completion#EXPIRED} and {@link Completion#CLOSED}); {@code completed + expired} is
- *       every operation that finished;</li>
- *   <li>{@link #purged()}: tombstone watches removed by purges;</li>
- *   <li>{@link #watched()} and {@link #delayed()}: the purgatory's current {@code watched()} and
- *       {@code numDelayed()};</li>
- *   <li>{@link #expiryLateness()}: how long after its deadline, on the timer's clock, each
- *       operation expired by the timer actually expired.</li>
- * </ul>
+ * <p><b>One name per quantity.</b> Each scalar quantity is a {@link Quantity}: its Java accessor
+ * here and its {@link Snapshot} component are {@link Quantity#javaName()}, its JMX attribute is that
+ * name capitalised, its meter is {@link Quantity#meterName()} (Prometheus: dots as underscores,
+ * {@code _total} after a counter). The expiry lateness is the one histogram,
+ * {@link #expiryLateness()}. To add a quantity: a constant in {@link Quantity}, its accessor and
+ * {@link Snapshot} component here, the call that counts it in {@link DelayedOperationPurgatory},
+ * and its row in docs/demo.md's metric table; JMX and the Micrometer binder follow from the enum.
  *
- * <p>Thread-safe: counters are {@link LongAdder}s, the histogram is lock-free.
+ * <p>Thread-safe: counters are {@link LongAdder}s, the histogram is lock-free; a snapshot reads
+ * each quantity once, not all at one instant.
  */
-public final class PurgatoryMetrics implements PurgatoryMetricsMBean {
+public final class PurgatoryMetrics {
+
+    /** How a quantity moves: a gauge goes up and down, a counter only up. */
+    public enum Kind { GAUGE, COUNTER }
+
+    /** The purgatory's scalar quantities, each named once; see the class comment. */
+    public enum Quantity {
+        /** Operations waiting now: neither completed nor expired (the purgatory's {@code numDelayed()}). */
+        DELAYED("delayed", "purgatory.operations.delayed", Kind.GAUGE,
+                "Operations waiting now: neither completed nor expired", PurgatoryMetrics::delayed),
+        /** Watch-list entries now, one per operation and key, tombstones of completed operations not purged yet included. */
+        WATCHED("watched", "purgatory.operations.watched", Kind.GAUGE,
+                "Watch-list entries now, one per operation and key, including tombstones of completed operations not purged yet",
+                PurgatoryMetrics::watched),
+        /** Operations completed by their condition, {@code forceComplete} or a cancel. */
+        COMPLETED("completed", "purgatory.operations.completed", Kind.COUNTER,
+                "Operations completed before their timeout: by their condition, forceComplete or a cancel", PurgatoryMetrics::completed),
+        /** Operations expired, by their timer or by {@code close()}. */
+        EXPIRED("expired", "purgatory.operations.expired", Kind.COUNTER,
+                "Operations completed by expiring, by their timer or by close()", PurgatoryMetrics::expired),
+        /** Tombstone watches removed by purges. */
+        PURGED("purged", "purgatory.watches.purged", Kind.COUNTER,
+                "Tombstone watches of completed operations removed by purges (housekeeping, not operations)", PurgatoryMetrics::purged);
+
+        private final String javaName;
+        private final String meterName;
+        private final Kind kind;
+        private final String description;
+        private final ToLongFunction<PurgatoryMetrics> reader;
+
+        Quantity(String javaName, String meterName, Kind kind, String description, ToLongFunction<PurgatoryMetrics> reader) {
+            this.javaName = javaName;
+            this.meterName = meterName;
+            this.kind = kind;
+            this.description = description;
+            this.reader = reader;
+        }
+
+        /** The accessor's and the snapshot component's name; capitalised, the JMX attribute's. */
+        public String javaName() {
+            return javaName;
+        }
+
+        /** The meter's name in Micrometer's dotted form, e.g. {@code purgatory.operations.delayed}. */
+        public String meterName() {
+            return meterName;
+        }
+
+        public Kind kind() {
+            return kind;
+        }
+
+        /** One line for a meter's description or a metric's help. */
+        public String description() {
+            return description;
+        }
+
+        /** The quantity's current value in {@code metrics}. */
+        public long read(PurgatoryMetrics metrics) {
+            return reader.applyAsLong(metrics);
+        }
+    }
+
+    /**
+     * The quantities at one reading, and the lateness histogram's summary; what the demo broker's
+     * {@code /api/state} shows per purgatory and its JMX bean serves. Immutable.
+     *
+     * @param name the purgatory's name
+     * @param expiryLateness the lateness of timer expiries since the purgatory opened
+     */
+    public record Snapshot(String name, long delayed, long watched, long completed, long expired, long purged,
+                           LatencyHistogram.Summary expiryLateness) {
+    }
+
+    /** The meter name of the expiry lateness, as a timer of its count and sum in Micrometer's dotted form. */
+    public static final String EXPIRY_LATENESS_METER = "purgatory.expiry.lateness";
 
     private final String name;
     private final LongAdder completed = new LongAdder();
@@ -41,28 +113,44 @@ public final class PurgatoryMetrics implements PurgatoryMetricsMBean {
         this.delayed = delayed;
     }
 
+    /** The purgatory's name: the {@code purgatory} tag or label of its meters. */
+    public String name() {
+        return name;
+    }
+
+    /** {@link Quantity#COMPLETED}. */
     public long completed() {
         return completed.sum();
     }
 
+    /** {@link Quantity#EXPIRED}; {@code completed + expired} is every operation that finished. */
     public long expired() {
         return expired.sum();
     }
 
+    /** {@link Quantity#PURGED}. */
     public long purged() {
         return purged.sum();
     }
 
+    /** {@link Quantity#WATCHED}: the purgatory's {@code watched()}. */
     public long watched() {
         return watched.getAsLong();
     }
 
+    /** {@link Quantity#DELAYED}: the purgatory's {@code numDelayed()}. */
     public long delayed() {
         return delayed.getAsLong();
     }
 
+    /** How long after its deadline, on the timer's clock, each operation expired by the timer actually expired. */
     public LatencyHistogram expiryLateness() {
         return expiryLateness;
+    }
+
+    /** Every quantity now, and the lateness histogram's summary. */
+    public Snapshot snapshot() {
+        return new Snapshot(name, delayed(), watched(), completed(), expired(), purged(), expiryLateness.summary());
     }
 
     /** The JMX name: {@code io.purgatory:type=DelayedOperationPurgatory,name="<name>"}. */
@@ -79,6 +167,11 @@ public final class PurgatoryMetrics implements PurgatoryMetricsMBean {
         }
     }
 
+    /** The bean the purgatory registers under {@link #objectName()}: {@link Snapshot}'s components as attributes. */
+    Object mbean() {
+        return new SnapshotMBean(this::snapshot, "The metrics of purgatory " + name);
+    }
+
     void onCompleted() {
         completed.increment();
     }
@@ -92,59 +185,7 @@ public final class PurgatoryMetrics implements PurgatoryMetricsMBean {
     }
 
     @Override
-    public String getName() {
-        return name;
-    }
-
-    @Override
-    public long getCompleted() {
-        return completed();
-    }
-
-    @Override
-    public long getExpired() {
-        return expired();
-    }
-
-    @Override
-    public long getPurged() {
-        return purged();
-    }
-
-    @Override
-    public long getWatched() {
-        return watched();
-    }
-
-    @Override
-    public long getDelayed() {
-        return delayed();
-    }
-
-    @Override
-    public long getExpiryLatenessCount() {
-        return expiryLateness.count();
-    }
-
-    @Override
-    public long getExpiryLatenessP50Ms() {
-        return expiryLateness.valueAtPercentileMs(50);
-    }
-
-    @Override
-    public long getExpiryLatenessP99Ms() {
-        return expiryLateness.valueAtPercentileMs(99);
-    }
-
-    @Override
-    public long getExpiryLatenessMaxMs() {
-        return expiryLateness.maxMs();
-    }
-
-    @Override
     public String toString() {
-        return "PurgatoryMetrics[" + name + ": completed " + completed() + ", expired " + expired()
-                + ", purged " + purged() + ", watched " + watched() + ", delayed " + delayed()
-                + ", lateness " + expiryLateness + "]";
+        return "PurgatoryMetrics[" + snapshot() + "]";
     }
 }

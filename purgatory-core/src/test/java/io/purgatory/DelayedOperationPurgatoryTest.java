@@ -621,6 +621,9 @@ class DelayedOperationPurgatoryTest {
             assertEquals(0, metrics.expiryLateness().maxMs(), "MockTimer expires exactly at the deadline");
             assertEquals(1, metrics.delayed());
             assertEquals(purgatory.watched(), metrics.watched());
+            PurgatoryMetrics.Snapshot snapshot = metrics.snapshot();
+            assertEquals(new PurgatoryMetrics.Snapshot(purgatory.name(), 1, purgatory.watched(), 3, 4, metrics.purged(),
+                    new LatencyHistogram.Summary(4, 0, 0, 0, 0, 0)), snapshot);
         }
         assertEquals(5, purgatory.metrics().expired(), "close expires the last one");
         assertEquals(4, purgatory.metrics().expiryLateness().count(), "expiry by close is not timer lateness");
@@ -665,6 +668,13 @@ class DelayedOperationPurgatoryTest {
             assertEquals((long) purgatory.watched(), server.getAttribute(objectName, "Watched"));
             assertEquals(2L, server.getAttribute(objectName, "ExpiryLatenessCount"));
             assertEquals(name, server.getAttribute(objectName, "Name"));
+            PurgatoryMetrics.Snapshot snapshot = purgatory.metrics().snapshot();
+            for (PurgatoryMetrics.Quantity q : PurgatoryMetrics.Quantity.values()) {
+                String attribute = Character.toUpperCase(q.javaName().charAt(0)) + q.javaName().substring(1);
+                assertEquals(q.read(purgatory.metrics()), server.getAttribute(objectName, attribute), attribute);
+            }
+            assertEquals(snapshot.expiryLateness().p99Ms(), server.getAttribute(objectName, "ExpiryLatenessP99Ms"));
+            assertEquals(snapshot.expiryLateness().sumMs(), server.getAttribute(objectName, "ExpiryLatenessSumMs"));
         }
         assertFalse(server.isRegistered(objectName), objectName + " is still registered after close");
     }

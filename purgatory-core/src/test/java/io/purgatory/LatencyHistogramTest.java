@@ -121,6 +121,24 @@ class LatencyHistogramTest {
     }
 
     @Test
+    void theSummaryIsTheHistogramsOwnFiguresInOneReading() {
+        LatencyHistogram histogram = new LatencyHistogram();
+        assertEquals(new LatencyHistogram.Summary(0, 0, 0, 0, 0, 0), histogram.summary(), "empty");
+        for (long v = 1; v <= 1000; v++) {
+            histogram.record(v);
+        }
+        histogram.record(-5); // counts as 0
+
+        LatencyHistogram.Summary summary = histogram.summary();
+
+        assertEquals(new LatencyHistogram.Summary(histogram.count(), histogram.sumMs(), histogram.maxMs(),
+                histogram.valueAtPercentileMs(50), histogram.valueAtPercentileMs(99), histogram.valueAtPercentileMs(99.9)), summary);
+        assertEquals(1001, summary.count());
+        assertEquals(500_500, summary.sumMs());
+        assertEquals(1000, summary.maxMs());
+    }
+
+    @Test
     void maxIsTheLargestValueRecordedAndCapsTheTopPercentile() {
         LatencyHistogram histogram = new LatencyHistogram();
         histogram.record(1000);

@@ -1,6 +1,7 @@
 package io.purgatory.micrometer;
 
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -9,39 +10,31 @@ import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.purgatory.DelayedOperationPurgatory;
 import io.purgatory.PurgatoryMetrics;
+import io.purgatory.PurgatoryMetrics.Quantity;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Binds a purgatory's {@link PurgatoryMetrics} to a Micrometer {@link MeterRegistry}, every meter
- * tagged {@code purgatory=<name>} (plus any common tags given):
+ * tagged {@code purgatory=<name>} (plus any common tags given). The meters are derived, not listed
+ * here: one per {@link Quantity} (a gauge or a function counter, under {@link Quantity#meterName()}),
+ * and the expiry lateness as
  *
- * <table>
- *   <caption>Meters</caption>
- *   <tr><th>name</th><th>type</th><th>from</th></tr>
- *   <tr><td>{@code purgatory.operations.delayed}</td><td>gauge</td><td>{@code numDelayed()}: operations waiting</td></tr>
- *   <tr><td>{@code purgatory.operations.watched}</td><td>gauge</td><td>{@code watched()}: watches linked, one per
- *       operation and key, tombstones of completed operations included until purged</td></tr>
- *   <tr><td>{@code purgatory.operations.completed}</td><td>function counter</td><td>completed by their condition
- *       (or {@code forceComplete})</td></tr>
- *   <tr><td>{@code purgatory.operations.expired}</td><td>function counter</td><td>completed by expiring, those
- *       expired by {@code close()} included</td></tr>
- *   <tr><td>{@code purgatory.watches.purged}</td><td>function counter</td><td>tombstone watches removed by
- *       purges</td></tr>
- *   <tr><td>{@code purgatory.expiry.lateness}</td><td>time gauge per {@code phi} tag (0.5, 0.99, 0.999)</td>
- *       <td>how late after its deadline an operation expired by the timer expired</td></tr>
- *   <tr><td>{@code purgatory.expiry.lateness.max}</td><td>time gauge</td><td>the latest such expiry</td></tr>
- *   <tr><td>{@code purgatory.expiry.lateness.count}</td><td>function counter</td><td>expiries measured</td></tr>
- * </table>
+ * <ul>
+ *   <li>a function timer {@value PurgatoryMetrics#EXPIRY_LATENESS_METER} of the histogram's exact
+ *       count and sum (Prometheus: a summary, {@code purgatory_expiry_lateness_seconds_count} and
+ *       {@code _sum});</li>
+ *   <li>a time gauge {@code purgatory.expiry.lateness.max};</li>
+ *   <li>a time gauge {@code purgatory.expiry.lateness.percentile} per {@code phi} tag (0.5, 0.99,
+ *       0.999).</li>
+ * </ul>
  *
- * <p><b>Why the lateness is gauges and not a timer.</b> The core records lateness into its own
- * fixed-size histogram ({@link io.purgatory.LatencyHistogram}, slf4j-api being its only dependency),
- * which hands out a count, a maximum and percentiles, but neither a sum nor its buckets. A Micrometer
- * {@code Timer} or {@code FunctionTimer} needs a total time, and a Prometheus histogram needs the
- * buckets, so neither could be filled honestly. What is registered is what the histogram knows:
- * each percentile as a time gauge, over every expiry since the purgatory opened (not a sliding
- * window, unlike Micrometer's own percentiles), at most 1/16 above the true value.
+ * <p>The percentiles are gauges, over every expiry since the purgatory opened (not a sliding
+ * window, unlike Micrometer's own), at most 1/16 above the true value: the core's histogram
+ * ({@link io.purgatory.LatencyHistogram}, slf4j-api being the core's only dependency) has a count, a
+ * sum, a maximum and percentiles, but its log-linear buckets are not Prometheus histogram buckets,
+ * so a Micrometer {@code Timer} with percentiles could not be filled from it.
  *
  * <p>Gauges and counters hold the metrics weakly, as Micrometer's do by default: binding does not
  * keep a closed purgatory alive. Thread-safe: immutable; the metrics it reads are thread-safe.
@@ -65,46 +58,38 @@ public final class PurgatoryMeterBinder implements MeterBinder {
      */
     public PurgatoryMeterBinder(PurgatoryMetrics metrics, Iterable<Tag> tags) {
         this.metrics = Objects.requireNonNull(metrics, "metrics");
-        this.tags = Tags.concat(tags, "purgatory", metrics.getName());
+        this.tags = Tags.concat(tags, "purgatory", metrics.name());
     }
 
     @Override
     public void bindTo(MeterRegistry registry) {
-        Gauge.builder("purgatory.operations.delayed", metrics, PurgatoryMetrics::delayed)
-                .description("Operations waiting: neither completed nor expired")
+        for (Quantity quantity : Quantity.values()) {
+            switch (quantity.kind()) {
+                case GAUGE -> Gauge.builder(quantity.meterName(), metrics, quantity::read)
+                        .description(quantity.description()).tags(tags).register(registry);
+                case COUNTER -> FunctionCounter.builder(quantity.meterName(), metrics, quantity::read)
+                        .description(quantity.description()).tags(tags).register(registry);
+            }
+        }
+        FunctionTimer.builder(PurgatoryMetrics.EXPIRY_LATENESS_METER, metrics, m -> m.expiryLateness().count(),
+                        m -> m.expiryLateness().sumMs(), TimeUnit.MILLISECONDS)
+                .description("How long after its deadline, on the timer's clock, each operation expired by the timer expired,"
+                        + " since the purgatory opened: exact count and sum")
                 .tags(tags)
                 .register(registry);
-        Gauge.builder("purgatory.operations.watched", metrics, PurgatoryMetrics::watched)
-                .description("Watches linked, one per operation and key, including tombstones of completed operations not purged yet")
-                .tags(tags)
-                .register(registry);
-        FunctionCounter.builder("purgatory.operations.completed", metrics, PurgatoryMetrics::completed)
-                .description("Operations completed by their condition or by forceComplete")
-                .tags(tags)
-                .register(registry);
-        FunctionCounter.builder("purgatory.operations.expired", metrics, PurgatoryMetrics::expired)
-                .description("Operations completed by expiring, including those expired by close()")
-                .tags(tags)
-                .register(registry);
-        FunctionCounter.builder("purgatory.watches.purged", metrics, PurgatoryMetrics::purged)
-                .description("Tombstone watches of completed operations removed by purges")
+        TimeGauge.builder(PurgatoryMetrics.EXPIRY_LATENESS_METER + ".max", metrics, TimeUnit.MILLISECONDS,
+                        m -> m.expiryLateness().maxMs())
+                .description("The largest expiry lateness since the purgatory opened")
                 .tags(tags)
                 .register(registry);
         for (double phi : LATENESS_PERCENTILES) {
-            TimeGauge.builder("purgatory.expiry.lateness", metrics, TimeUnit.MILLISECONDS,
+            TimeGauge.builder(PurgatoryMetrics.EXPIRY_LATENESS_METER + ".percentile", metrics, TimeUnit.MILLISECONDS,
                             m -> m.expiryLateness().valueAtPercentileMs(phi * 100))
-                    .description("Expiry lateness at the percentile phi, over every expiry by the timer since the purgatory opened")
+                    .description("Expiry lateness at the percentile phi since the purgatory opened, from a histogram of whole"
+                            + " milliseconds (at most 6.25% above the true value)")
                     .tags(tags)
                     .tag("phi", Double.toString(phi))
                     .register(registry);
         }
-        TimeGauge.builder("purgatory.expiry.lateness.max", metrics, TimeUnit.MILLISECONDS, m -> m.expiryLateness().maxMs())
-                .description("The largest expiry lateness since the purgatory opened")
-                .tags(tags)
-                .register(registry);
-        FunctionCounter.builder("purgatory.expiry.lateness.count", metrics, m -> m.expiryLateness().count())
-                .description("Operations expired by the timer, whose lateness was measured")
-                .tags(tags)
-                .register(registry);
     }
 }

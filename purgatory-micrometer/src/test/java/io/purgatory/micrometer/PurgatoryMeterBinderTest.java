@@ -10,6 +10,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.purgatory.DelayedOperation;
 import io.purgatory.DelayedOperationPurgatory;
+import io.purgatory.PurgatoryMetrics;
 import io.purgatory.timer.MockTimer;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -61,15 +62,32 @@ class PurgatoryMeterBinderTest {
         assertEquals(1.0, counter(registry, "purgatory.operations.expired"));
         assertEquals(purgatory.metrics().purged(), (long) counter(registry, "purgatory.watches.purged"));
         assertEquals(purgatory.metrics().watched(), (long) gauge(registry, "purgatory.operations.watched"));
-        assertEquals(1.0, counter(registry, "purgatory.expiry.lateness.count"));
+        assertEquals(1.0, registry.get("purgatory.expiry.lateness").functionTimer().count());
+        assertEquals(purgatory.metrics().expiryLateness().sumMs(),
+                registry.get("purgatory.expiry.lateness").functionTimer().totalTime(TimeUnit.MILLISECONDS));
         for (double phi : PurgatoryMeterBinder.LATENESS_PERCENTILES) {
-            double seconds = registry.get("purgatory.expiry.lateness").tag("phi", Double.toString(phi))
+            double seconds = registry.get("purgatory.expiry.lateness.percentile").tag("phi", Double.toString(phi))
                     .tag("purgatory", "binder-test").timeGauge().value(TimeUnit.SECONDS);
             assertEquals(purgatory.metrics().expiryLateness().valueAtPercentileMs(phi * 100) / 1000.0, seconds);
         }
         assertEquals(purgatory.metrics().expiryLateness().maxMs() / 1000.0,
                 registry.get("purgatory.expiry.lateness.max").timeGauge().value(TimeUnit.SECONDS));
         assertEquals("test", registry.get("purgatory.operations.delayed").gauge().getId().getTag("app"));
+    }
+
+    @Test
+    void everyQuantityOfTheMetricsIsAMeterUnderItsOneName() {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        new PurgatoryMeterBinder(purgatory).bindTo(registry);
+        purgatory.tryCompleteElseWatch(new Flag(1_000), List.of("k", "j"));
+        for (PurgatoryMetrics.Quantity quantity : PurgatoryMetrics.Quantity.values()) {
+            double value = quantity.kind() == PurgatoryMetrics.Kind.GAUGE ? gauge(registry, quantity.meterName())
+                    : counter(registry, quantity.meterName());
+            assertEquals(quantity.read(purgatory.metrics()), (long) value, quantity.meterName());
+            assertEquals(quantity.description(), registry.get(quantity.meterName()).meter().getId().getDescription());
+        }
+        assertEquals(1, purgatory.metrics().snapshot().delayed());
+        assertEquals(2, purgatory.metrics().snapshot().watched());
     }
 
     @Test
@@ -87,9 +105,11 @@ class PurgatoryMeterBinderTest {
         assertEquals(1.0, sample(scrape, "purgatory_operations_delayed"), scrape);
         assertEquals(3.0, sample(scrape, "purgatory_operations_expired_total"), scrape);
         assertEquals(0.0, sample(scrape, "purgatory_operations_completed_total"), scrape);
-        assertEquals(3.0, sample(scrape, "purgatory_expiry_lateness_count_total"), scrape);
+        assertEquals(3.0, sample(scrape, "purgatory_expiry_lateness_seconds_count"), scrape);
+        assertEquals(0.0, sample(scrape, "purgatory_expiry_lateness_seconds_sum"), scrape);
+        assertTrue(scrape.contains("# TYPE purgatory_expiry_lateness_seconds summary"), scrape);
         assertTrue(scrape.contains("# TYPE purgatory_watches_purged_total counter"), scrape);
-        assertTrue(scrape.contains("purgatory_expiry_lateness_seconds{phi=\"0.99\",purgatory=\"binder-test\"}"), scrape);
+        assertTrue(scrape.contains("purgatory_expiry_lateness_percentile_seconds{phi=\"0.99\",purgatory=\"binder-test\"}"), scrape);
         assertTrue(scrape.contains("# TYPE purgatory_expiry_lateness_max_seconds gauge"), scrape);
         assertTrue(scrape.contains("purgatory_operations_watched{purgatory=\"binder-test\"}"), scrape);
     }

@@ -2,7 +2,7 @@ package io.purgatory.demo.broker;
 
 import io.purgatory.demo.broker.cluster.Partition;
 import io.purgatory.demo.broker.config.BrokerConfig;
-import io.purgatory.demo.broker.config.Range;
+import io.purgatory.demo.broker.config.BrokerSettings;
 import io.purgatory.demo.broker.http.DashboardServer;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -19,9 +19,7 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine;
 
@@ -75,48 +73,34 @@ public final class BrokerMain implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Mixin
-    BrokerConfig config;
-
-    @Option(names = "--port-file", paramLabel = "FILE",
-            description = "Write the port to FILE once the broker listens (for scripts that start it with --port 0).")
-    Path portFile;
-
-    @Option(names = "--http-port", paramLabel = "PORT", defaultValue = "8080",
-            description = "Port of the live dashboard (/), its Prometheus metrics (/metrics) and the replica controls;"
-                    + " 0 picks a free port (logged, and written to --http-port-file), -1 turns HTTP off. Default: ${DEFAULT-VALUE}.")
-    @Range(min = -1, max = 65_535)
-    int httpPort;
-
-    @Option(names = "--http-host", paramLabel = "ADDRESS", defaultValue = "127.0.0.1",
-            description = "Address the dashboard listens on; the default serves this machine only, 0.0.0.0 serves every"
-                    + " network (anyone who reaches it can stall replicas). Default: ${DEFAULT-VALUE}.")
-    String httpHost;
-
-    @Option(names = "--http-port-file", paramLabel = "FILE",
-            description = "Write the dashboard's port to FILE once it listens (for scripts that start it with --http-port 0).")
-    Path httpPortFile;
-
-    @Option(names = "--console",
-            description = "Read commands from standard input: 'stall ID', 'resume ID', 'isr', 'quit'.")
-    boolean console;
+    /** The settings' values, read from the options picocli parsed ({@link BrokerSettings#addTo}) when {@link #call()} starts. */
+    private BrokerConfig config;
 
     public static void main(String[] args) {
         System.exit(commandLine().execute(args));
     }
 
-    /** The command, with option errors reported in two lines (the error, then where help is) instead of the whole usage. */
+    /**
+     * The command, its options from the settings table ({@link BrokerSettings}), with an option
+     * error reported in one line (the error, and where help is) instead of the whole usage.
+     */
     static CommandLine commandLine() {
-        return new CommandLine(new BrokerMain()).setParameterExceptionHandler((e, args) -> {
-            e.getCommandLine().getErr().println("demo-broker: " + e.getMessage());
-            e.getCommandLine().getErr().println("Try 'demo-broker --help' for the options.");
+        CommandLine commandLine = new CommandLine(new BrokerMain());
+        BrokerSettings.addTo(commandLine.getCommandSpec());
+        return commandLine.setParameterExceptionHandler((e, args) -> {
+            e.getCommandLine().getErr().println("demo-broker: " + e.getMessage() + " (see 'demo-broker --help')");
             return CommandLine.ExitCode.USAGE;
         });
     }
 
     @Override
     public Integer call() throws Exception {
+        config = BrokerConfig.fromCommandLine(spec);
         checkOptions();
+        int httpPort = config.get(BrokerSettings.HTTP_PORT);
+        String httpHost = config.get(BrokerSettings.HTTP_HOST);
+        Path portFile = config.get(BrokerSettings.PORT_FILE);
+        Path httpPortFile = config.get(BrokerSettings.HTTP_PORT_FILE);
         final DemoBroker broker;
         try {
             broker = DemoBroker.start(config);
@@ -163,7 +147,7 @@ public final class BrokerMain implements Callable<Integer> {
                 return 1;
             }
         }
-        if (console) {
+        if (config.get(BrokerSettings.CONSOLE)) {
             readConsole(broker, new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)), System.out);
             stop.run();
             return 0;
@@ -178,7 +162,6 @@ public final class BrokerMain implements Callable<Integer> {
      */
     private void checkOptions() {
         try {
-            Range.Checks.check(this);
             config.validate();
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
@@ -189,7 +172,8 @@ public final class BrokerMain implements Callable<Integer> {
         require(stalls || !given("--stall-after-ms"), "--stall-after-ms does nothing without --stall-replica");
         require(config.stallMs() > 0 || !given("--healthy-ms"),
                 "--healthy-ms does nothing without --stall-ms: a stall without --stall-ms lasts until the end");
-        if (httpPort >= 0) {
+        String httpHost = config.get(BrokerSettings.HTTP_HOST);
+        if (config.get(BrokerSettings.HTTP_PORT) >= 0) {
             require(isLocalAddress(httpHost), "--http-host " + httpHost + " is not an address of this machine");
         }
     }

@@ -1,5 +1,6 @@
 package io.purgatory.demo.broker;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.purgatory.demo.broker.config.BrokerConfig;
 import io.purgatory.demo.broker.coordinator.GroupCoordinator;
 import io.purgatory.demo.broker.coordinator.GroupCoordinatorConfig;
@@ -42,7 +43,8 @@ public final class DemoBroker implements AutoCloseable {
     private final BrokerStats stats = new BrokerStats();
     private final SocketServer socketServer;
     private final Object closeLock = new Object();
-    private boolean closed; // guarded by closeLock
+    @GuardedBy("closeLock")
+    private boolean closed;
 
     private DemoBroker(BrokerConfig config) throws IOException, InterruptedException {
         this.config = config;

@@ -51,21 +51,24 @@ class BrokerMainTest {
     }
 
     @Test
-    void aBadOptionIsReportedInTwoLinesWithExitCodeTwo() {
+    void aBadOptionIsReportedInOneLineWithExitCodeTwo() {
         assertEquals(2, run("--topic", "demo:x"));
         assertEquals("demo-broker: Invalid value for option '--topic' (NAME:PARTITIONS): expected NAME:PARTITIONS, e.g. demo:3"
-                + " (NAME alone: 1 partition), but was 'demo:x'"
-                + System.lineSeparator() + "Try 'demo-broker --help' for the options." + System.lineSeparator(), err.toString());
+                + " (NAME alone: 1 partition), but was 'demo:x' (see 'demo-broker --help')" + System.lineSeparator(), err.toString());
     }
 
     @Test
     void valuesOutOfRangeAreOptionErrorsNamingTheOptionAndTheValue() {
         assertOptionError("--http-port must be -1..65535, was 70000", "--port", "0", "--http-port", "70000");
         assertOptionError("--port must be 0..65535, was 65536", "--port", "65536");
-        assertOptionError("--replicas must be >= 0, was -1", "--replicas", "-1");
-        assertOptionError("--stall-ms must be >= 0, was -1", "--stall-replica", "2", "--stall-ms", "-1");
-        assertOptionError("--max-frame-bytes must be >= 1024, was 1023", "--max-frame-bytes", "1023");
-        assertOptionError("--idle-timeout-ms must be >= 1, was 0", "--idle-timeout-ms", "0");
+        assertOptionError("--replicas must be 0..1000, was -1", "--replicas", "-1");
+        assertOptionError("--replicas must be 0..1000, was 100000", "--replicas", "100000");
+        assertOptionError("--stall-ms must be 0..315360000000, was -1", "--stall-replica", "2", "--stall-ms", "-1");
+        assertOptionError("--max-frame-bytes must be 1024..1073741824, was 1023", "--max-frame-bytes", "1023");
+        assertOptionError("--idle-timeout-ms must be 1..315360000000, was 0", "--idle-timeout-ms", "0");
+        assertOptionError("--max-in-flight-per-connection must be 1..1000000, was 2147483647", "--max-in-flight-per-connection",
+                String.valueOf(Integer.MAX_VALUE));
+        assertOptionError("Invalid value for option '--replicas': '4294967296' is not an int", "--replicas", "4294967296");
     }
 
     @Test
@@ -89,12 +92,15 @@ class BrokerMainTest {
     }
 
     @Test
-    void optionMistakesAreTwoLinesNamingTheOptionsWithoutExceptionText() {
+    void optionMistakesAreOneLineNamingTheOptionsWithoutExceptionText() {
         String topicValue = "Invalid value for option '--topic' (NAME:PARTITIONS): expected NAME:PARTITIONS, e.g. demo:3"
                 + " (NAME alone: 1 partition), but was ";
         assertOptionError(topicValue + "'demo:3:4'", "--topic", "demo:3:4");
         assertOptionError(topicValue + "'demo:'", "--topic", "demo:");
-        assertOptionError("topic name 'bad name!' is not valid: use 1 to 249 of a-z A-Z 0-9 . _ - (Kafka's rule)", "--topic", "bad name!:3");
+        assertOptionError("Topic name is invalid: 'bad name!' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'",
+                "--topic", "bad name!:3");
+        assertOptionError("--max-partitions 10000 is below the 4000000000 partitions of the --topic options",
+                "--topic", "a:2000000000", "--topic", "b:2000000000");
         assertOptionError("--topic demo is given twice", "--topic", "demo:3", "--topic", "demo:4");
         assertOptionError("--replicas 0 leaves 1 replica(s) with the leader, fewer than --min-insync-replicas 2:"
                 + " lower --min-insync-replicas or raise --replicas", "--replicas", "0");
@@ -117,8 +123,7 @@ class BrokerMainTest {
         out.getBuffer().setLength(0);
         err.getBuffer().setLength(0);
         assertEquals(2, run(args), err::toString);
-        assertEquals("demo-broker: " + message + System.lineSeparator() + "Try 'demo-broker --help' for the options."
-                + System.lineSeparator(), err.toString());
+        assertEquals("demo-broker: " + message + " (see 'demo-broker --help')" + System.lineSeparator(), err.toString());
     }
 
     @Test

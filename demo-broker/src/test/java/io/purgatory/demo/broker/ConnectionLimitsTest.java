@@ -58,6 +58,6 @@ class ConnectionLimitsTest {
         Waits.soon().until(() -> silent.closedByBroker().isDone());
         Waits.soon().during(Duration.ofMillis(600)).until(() -> !waiting.closedByBroker().isDone());
         assertFalse(waiting.closedByBroker().isDone());
-        assertEquals(1, broker.replicaManager().parkedProduces());
+        assertEquals(1, broker.replicaManager().producePurgatoryMetrics().delayed());
     }
 }

@@ -229,7 +229,7 @@ class HostileAdminTest {
         churning.set(false);
         load.join();
         Waits.soon().atMost(Duration.ofSeconds(10)).until(() -> requests.stream().allMatch(CompletableFuture::isDone));
-        assertEquals(0, broker.replicaManager().parkedProduces());
+        assertEquals(0, broker.replicaManager().producePurgatoryMetrics().delayed());
         assertEquals(0, broker.replicaManager().fetchPurgatoryMetrics().delayed());
         assertEquals(0, broker.replicaManager().producePurgatoryMetrics().expired(), "every produce answered before its timeout");
         assertEquals(0, broker.replicaManager().fetchPurgatoryMetrics().expired(), "every fetch answered before its max wait");

@@ -87,7 +87,7 @@ class KafkaProducerTest {
             assertInstanceOf(TimeoutException.class, failure.getCause(), failure.getCause().toString());
         }
         // the producer gave up first and closed its connection, which took the parked produce out of the purgatory
-        Waits.soon().until(() -> broker.replicaManager().parkedProduces() == 0);
+        Waits.soon().until(() -> broker.replicaManager().producePurgatoryMetrics().delayed() == 0);
         assertEquals(1, broker.replicaManager().producePurgatoryMetrics().expired() + broker.replicaManager().producePurgatoryMetrics().completed());
     }
 }

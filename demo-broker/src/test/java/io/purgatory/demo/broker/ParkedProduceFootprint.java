@@ -61,14 +61,15 @@ public final class ParkedProduceFootprint {
                 out.flush();
             }
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-            while (broker.replicaManager().parkedProduces() < requests && System.nanoTime() < deadline) {
+            while (broker.replicaManager().producePurgatoryMetrics().delayed() < requests && System.nanoTime() < deadline) {
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10)); // not spinning: the broker needs the cores
             }
             long heapAfter = usedAfterGc();
             Map<String, long[]> after = histogram();
 
             System.out.printf(Locale.ROOT, "%,d parked produces over %d connections: heap after full GC %,d -> %,d bytes: %.0f bytes per request%n",
-                    broker.replicaManager().parkedProduces(), connections, heapBefore, heapAfter, (heapAfter - heapBefore) / (double) requests);
+                    broker.replicaManager().producePurgatoryMetrics().delayed(), connections, heapBefore, heapAfter,
+                    (heapAfter - heapBefore) / (double) requests);
             System.out.println("classes whose instances grew, per parked request (instances, bytes):");
             List<Map.Entry<String, long[]>> grown = new ArrayList<>();
             after.forEach((name, now) -> {

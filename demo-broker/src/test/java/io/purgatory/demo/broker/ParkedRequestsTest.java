@@ -37,11 +37,11 @@ class ParkedRequestsTest {
         for (int i = 0; i < 1024; i++) {
             client.send(WireClient.produce("demo", i % 3, ACKS_ALL, LONG_TIMEOUT_MS, 1));
         }
-        Waits.soon().until(() -> broker.replicaManager().parkedProduces() == 1024);
+        Waits.soon().until(() -> broker.replicaManager().producePurgatoryMetrics().delayed() == 1024);
 
         client.close();
 
-        Waits.soon().until(() -> broker.replicaManager().parkedProduces() == 0);
+        Waits.soon().until(() -> broker.replicaManager().producePurgatoryMetrics().delayed() == 0);
     }
 
     @Test
@@ -52,7 +52,7 @@ class ParkedRequestsTest {
         for (int i = 0; i < 10; i++) {
             first.send(WireClient.produce("demo", 0, ACKS_ALL, LONG_TIMEOUT_MS, 1));
         }
-        Waits.soon().until(() -> broker.replicaManager().parkedProduces() == 10);
+        Waits.soon().until(() -> broker.replicaManager().producePurgatoryMetrics().delayed() == 10);
 
         Answer refused = DemoBrokerTest.answer(second.send(WireClient.produce("demo", 0, ACKS_ALL, LONG_TIMEOUT_MS, 1)));
         assertEquals(Errors.THROTTLING_QUOTA_EXCEEDED.code(), DemoBrokerTest.partitionResponse(refused).errorCode());
@@ -62,8 +62,8 @@ class ParkedRequestsTest {
                 "acks=1 parks nothing and is not capped");
 
         first.close();
-        Waits.soon().until(() -> broker.replicaManager().parkedProduces() == 0);
+        Waits.soon().until(() -> broker.replicaManager().producePurgatoryMetrics().delayed() == 0);
         second.send(WireClient.produce("demo", 0, ACKS_ALL, LONG_TIMEOUT_MS, 1));
-        Waits.soon().until(() -> broker.replicaManager().parkedProduces() == 1);
+        Waits.soon().until(() -> broker.replicaManager().producePurgatoryMetrics().delayed() == 1);
     }
 }

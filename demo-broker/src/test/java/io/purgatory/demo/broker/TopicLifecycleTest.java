@@ -98,7 +98,7 @@ class TopicLifecycleTest {
             }
             fetches.add(consumer.send(new FetchRequest(fetch, (short) (i % 2 == 1 ? 17 : 12))));
         }
-        Waits.soon().until(() -> replicaManager.parkedProduces() == 1000 && replicaManager.fetchPurgatoryMetrics().delayed() == 100);
+        Waits.soon().until(() -> replicaManager.producePurgatoryMetrics().delayed() == 1000 && replicaManager.fetchPurgatoryMetrics().delayed() == 100);
 
         admin.deleteTopics(List.of("demo")).all().get();
 
@@ -110,7 +110,7 @@ class TopicLifecycleTest {
         for (CompletableFuture<Answer> fetch : fetches) {
             assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION.code(), fetchResult(fetch).errorCode());
         }
-        assertEquals(0, replicaManager.parkedProduces());
+        assertEquals(0, replicaManager.producePurgatoryMetrics().delayed());
         assertEquals(0, replicaManager.fetchPurgatoryMetrics().delayed());
         assertEquals(0, replicaManager.producePurgatoryMetrics().expired(), "none answered at its timeout");
         assertEquals(0, replicaManager.fetchPurgatoryMetrics().expired());
@@ -159,7 +159,7 @@ class TopicLifecycleTest {
         for (int i = 0; i < 100; i++) {
             produces.add(producer.send(WireClient.produce("demo", i % 3, ACKS_ALL, LONG_MS, 1)));
         }
-        Waits.soon().until(() -> broker.replicaManager().parkedProduces() == 100);
+        Waits.soon().until(() -> broker.replicaManager().producePurgatoryMetrics().delayed() == 100);
 
         setMinInsyncReplicas("4");
 
@@ -181,10 +181,10 @@ class TopicLifecycleTest {
         WireClient producer = fixture.connect();
         setMinInsyncReplicas("3");
         CompletableFuture<Answer> first = producer.send(WireClient.produce("demo", 0, ACKS_ALL, LONG_MS, 1));
-        Waits.soon().until(() -> broker.replicaManager().parkedProduces() == 1);
+        Waits.soon().until(() -> broker.replicaManager().producePurgatoryMetrics().delayed() == 1);
         setMinInsyncReplicas("2");
         CompletableFuture<Answer> second = producer.send(WireClient.produce("demo", 1, ACKS_ALL, LONG_MS, 1));
-        Waits.soon().until(() -> broker.replicaManager().parkedProduces() == 2);
+        Waits.soon().until(() -> broker.replicaManager().producePurgatoryMetrics().delayed() == 2);
         setMinInsyncReplicas("3");
 
         // replica 1 has both produces; replica 2 leaves the ISRs of demo-0 and demo-1, whose high watermarks move past them

@@ -86,7 +86,7 @@ import picocli.CommandLine.Spec;
             "                   heartbeats answered per second, the broker's CPU time per",
             "                   heartbeat (with --broker-pid; also net of its CPU before any",
             "                   member joined, --idle-s) and its heartbeat purgatory (with",
-            "                   --metrics-url), a line a second and a summary",
+            "                   --state-url), a line a second and a summary",
             "A member whose previous heartbeat is unanswered skips its turn (counted late),",
             "as a real consumer would: the rate answered is the rate the broker sustained.",
             "A member answered REBALANCE_IN_PROGRESS, UNKNOWN_MEMBER_ID or ILLEGAL_GENERATION",
@@ -102,7 +102,7 @@ import picocli.CommandLine.Spec;
             "      io.purgatory.demo.client.GroupBench \\",
             "      --groups 100 --members 1000 --heartbeat-s 60 \\",
             "      --broker-pid $(pgrep -f demo-broker.jar) \\",
-            "      --metrics-url http://localhost:8080/metrics",
+            "      --state-url http://localhost:8080/api/state",
             "A 1,000-member group rebalancing 5 times:",
             "  ... GroupBench --groups 1 --members 1000 --rebalances 5",
             "",
@@ -188,9 +188,9 @@ public final class GroupBench implements Callable<Integer> {
             description = "The broker's process id, for its CPU time (same machine). Default: none.")
     long brokerPid;
 
-    @Option(names = "--metrics-url", paramLabel = "URL",
-            description = "The broker's Prometheus endpoint, for the heartbeat purgatory's size, e.g. http://localhost:8080/metrics.")
-    URI metricsUrl;
+    @Option(names = "--state-url", paramLabel = "URL",
+            description = "The broker's dashboard state (JSON), for the heartbeat purgatory's size, e.g. http://localhost:8080/api/state.")
+    URI stateUrl;
 
     private final LongAdder answered = new LongAdder();
     private final LongAdder errors = new LongAdder();
@@ -494,7 +494,7 @@ public final class GroupBench implements Callable<Integer> {
             Thread.sleep(1_000);
             requireConnected(open);
         }
-        HeartbeatPurgatory purgatoryStart = HeartbeatPurgatory.scrape(metricsUrl); // scraped outside the window: it costs the broker too
+        HeartbeatPurgatory purgatoryStart = HeartbeatPurgatory.read(stateUrl); // read outside the window: it costs the broker too
         latencyMicros.getIntervalHistogram(); // the window's latencies only
         HeartbeatWindow.Snapshot start = snapshot();
         HeartbeatWindow.Snapshot previous = start;
@@ -508,7 +508,7 @@ public final class GroupBench implements Callable<Integer> {
             out.flush();
             previous = now;
         }
-        HeartbeatWindow window = new HeartbeatWindow(start, previous, idleBrokerCores, purgatoryStart, HeartbeatPurgatory.scrape(metricsUrl));
+        HeartbeatWindow window = new HeartbeatWindow(start, previous, idleBrokerCores, purgatoryStart, HeartbeatPurgatory.read(stateUrl));
         Histogram latency = latencyMicros.getIntervalHistogram();
         out.println(window.describe());
         out.printf(Locale.ROOT, "heartbeat round trip: p50 %.2f ms, p99 %.2f ms, max %.2f ms%n", latency.getValueAtPercentile(50) / 1e3,

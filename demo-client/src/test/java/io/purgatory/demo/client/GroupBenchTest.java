@@ -6,8 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.purgatory.demo.broker.BrokerExtension;
 import io.purgatory.demo.broker.DemoBroker;
+import io.purgatory.demo.broker.http.DashboardServer;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -18,28 +20,37 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import picocli.CommandLine;
 
 /**
- * {@code group-bench}: what it reads of the broker's /metrics, the figures it derives from its
+ * {@code group-bench}: what it reads of the broker's JSON state, the figures it derives from its
  * counters, its option checks, and a small run against a broker in process.
  */
 class GroupBenchTest {
     @RegisterExtension
     final BrokerExtension brokers = new BrokerExtension(config -> config.groupInitialRebalanceDelayMs(100));
 
-    private static final String EXPOSITION = """
-            # HELP purgatory_delayed_operations Operations parked in this purgatory now
-            # TYPE purgatory_delayed_operations gauge
-            purgatory_delayed_operations{purgatory="heartbeat"} 100000.0
-            purgatory_delayed_operations{purgatory="rebalance"} 0.0
-            purgatory_operations_completed_total{purgatory="heartbeat"} 2.5E7 1700000000000
-            purgatory_watched_operations{purgatory="heartbeats"} 7.0
+    /** The shape of the broker's {@code /api/state}, trimmed to what the bench reads. */
+    private static final String STATE = """
+            {"timeMs": 1700000000000, "purgatories": [
+              {"name": "rebalance", "delayed": 0, "watched": 3, "completed": 9},
+              {"name": "heartbeat", "delayed": 100000, "completed": 25000000,
+               "expiryLateness": {"count": 0, "sumMs": 0, "maxMs": 0, "p50Ms": 0, "p99Ms": 0, "p999Ms": 0}}]}
             """;
 
     @Test
-    void readsTheHeartbeatPurgatoryFromPrometheusText() {
-        HeartbeatPurgatory purgatory = HeartbeatPurgatory.parse(EXPOSITION);
+    void readsTheHeartbeatPurgatoryFromTheBrokersJsonState() throws Exception {
+        HeartbeatPurgatory purgatory = HeartbeatPurgatory.parse(STATE);
         assertEquals(100_000, purgatory.parked());
-        assertEquals(25_000_000, purgatory.completed(), "a timestamp after the value is ignored");
-        assertEquals(-1, purgatory.watches(), "another purgatory's series is not taken for the heartbeat one");
+        assertEquals(25_000_000, purgatory.completed());
+        assertEquals(-1, purgatory.watches(), "another purgatory's figure is not taken for the heartbeat one");
+    }
+
+    @Test
+    @Tag("integration")
+    void readsTheHeartbeatPurgatoryOfARunningBroker(DemoBroker broker) throws Exception {
+        try (DashboardServer dashboard = DashboardServer.start(broker.replicaManager(), broker.coordinator(), broker.stats(),
+                "127.0.0.1", 0)) {
+            HeartbeatPurgatory purgatory = HeartbeatPurgatory.read(URI.create("http://127.0.0.1:" + dashboard.port() + "/api/state"));
+            assertEquals(new HeartbeatPurgatory(0, 0, 0), purgatory, "a broker with no group");
+        }
     }
 
     @Test

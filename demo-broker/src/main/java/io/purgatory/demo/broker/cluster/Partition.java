@@ -1,8 +1,8 @@
 package io.purgatory.demo.broker.cluster;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.purgatory.demo.broker.log.LogConfig;
 import io.purgatory.demo.broker.log.PartitionLog;
-import io.purgatory.demo.broker.server.DelayedProduce;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -47,7 +47,7 @@ import org.apache.kafka.common.record.internal.MutableRecordBatch;
  * of the log go through {@link #read}. Methods that change
  * state report what the caller must tell the purgatory (the high watermark moved: {@code advance};
  * the ISR changed: {@code checkAndComplete}), and the caller does so after the method returns,
- * holding no partition lock (so a {@link DelayedProduce} can take this lock inside its own).
+ * holding no partition lock (so a {@code DelayedProduce} can take this lock inside its own).
  */
 public final class Partition {
     public static final int LEADER_ID = 0;
@@ -55,16 +55,27 @@ public final class Partition {
     public static final long HIGH_WATERMARK = -1L;
 
     private final TopicPartition topicPartition;
+    private final int followers;
 
+    @GuardedBy("this")
     private LogConfig config;
+    @GuardedBy("this")
     private long replicaLagTimeMaxMs;
+    @GuardedBy("this")
     private final PartitionLog log;
+    @GuardedBy("this")
     private final long[] followerEndOffset;
+    @GuardedBy("this")
     private final long[] followerLogStartOffset;
+    @GuardedBy("this")
     private final long[] lastCaughtUpMs;
+    @GuardedBy("this")
     private final boolean[] inIsr;
+    @GuardedBy("this")
     private final int[] timesLeftIsr;
+    @GuardedBy("this")
     private int isrSize;
+    @GuardedBy("this")
     private boolean deleted;
 
     /**
@@ -73,6 +84,7 @@ public final class Partition {
      */
     public Partition(TopicPartition topicPartition, int followers, LogConfig config, long replicaLagTimeMaxMs, long nowMs) {
         this.topicPartition = topicPartition;
+        this.followers = followers;
         this.log = new PartitionLog(config.retentionBytes());
         this.config = config;
         this.replicaLagTimeMaxMs = replicaLagTimeMaxMs;
@@ -92,7 +104,7 @@ public final class Partition {
 
     /** Follower replicas: ids 1 to this. */
     public int followers() {
-        return followerEndOffset.length;
+        return followers;
     }
 
     /**

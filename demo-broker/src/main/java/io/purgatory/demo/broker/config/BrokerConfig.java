@@ -1,201 +1,66 @@
 package io.purgatory.demo.broker.config;
 
+import static io.purgatory.demo.broker.config.BrokerSettings.AUTO_CREATE_TOPICS;
+import static io.purgatory.demo.broker.config.BrokerSettings.GROUP_INITIAL_REBALANCE_DELAY_MS;
+import static io.purgatory.demo.broker.config.BrokerSettings.GROUP_MAX_SESSION_TIMEOUT_MS;
+import static io.purgatory.demo.broker.config.BrokerSettings.GROUP_MAX_SIZE;
+import static io.purgatory.demo.broker.config.BrokerSettings.GROUP_MIN_SESSION_TIMEOUT_MS;
+import static io.purgatory.demo.broker.config.BrokerSettings.HEALTHY_MS;
+import static io.purgatory.demo.broker.config.BrokerSettings.IDLE_TIMEOUT_MS;
+import static io.purgatory.demo.broker.config.BrokerSettings.MAX_CONNECTIONS;
+import static io.purgatory.demo.broker.config.BrokerSettings.MAX_FRAME_BYTES;
+import static io.purgatory.demo.broker.config.BrokerSettings.MAX_GROUPS;
+import static io.purgatory.demo.broker.config.BrokerSettings.MAX_IN_FLIGHT_PER_CONNECTION;
+import static io.purgatory.demo.broker.config.BrokerSettings.MAX_MESSAGE_BYTES;
+import static io.purgatory.demo.broker.config.BrokerSettings.MAX_PARKED_REQUESTS;
+import static io.purgatory.demo.broker.config.BrokerSettings.MAX_PARTITIONS;
+import static io.purgatory.demo.broker.config.BrokerSettings.MAX_PARTITIONS_PER_REQUEST;
+import static io.purgatory.demo.broker.config.BrokerSettings.MAX_TOPICS_PER_REQUEST;
+import static io.purgatory.demo.broker.config.BrokerSettings.MIN_INSYNC_REPLICAS;
+import static io.purgatory.demo.broker.config.BrokerSettings.NUM_PARTITIONS;
+import static io.purgatory.demo.broker.config.BrokerSettings.PORT;
+import static io.purgatory.demo.broker.config.BrokerSettings.REPLICAS;
+import static io.purgatory.demo.broker.config.BrokerSettings.REPLICA_LAG_JITTER_MS;
+import static io.purgatory.demo.broker.config.BrokerSettings.REPLICA_LAG_MS;
+import static io.purgatory.demo.broker.config.BrokerSettings.REPLICA_LAG_TIME_MAX_MS;
+import static io.purgatory.demo.broker.config.BrokerSettings.RETENTION_BYTES;
+import static io.purgatory.demo.broker.config.BrokerSettings.STALL_AFTER_MS;
+import static io.purgatory.demo.broker.config.BrokerSettings.STALL_MS;
+import static io.purgatory.demo.broker.config.BrokerSettings.STALL_REPLICAS;
+import static io.purgatory.demo.broker.config.BrokerSettings.TOPICS;
+
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Pattern;
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.internals.Topic;
 import picocli.CommandLine;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Model.CommandSpec;
 
 /**
- * What the demo broker serves and how its simulated followers behave: every broker setting is
- * defined once, here, by its field. The field's {@link Option} gives the option's name, default and
- * help text, its {@link Range} the values it accepts; {@code demo-broker} mixes this class into its
- * command line, {@link #builder()} starts from the same defaults, {@link #validate()} checks both, and
- * a test ({@code BrokerMainTest.docsDemoMdTablesEveryOptionWithItsDefault}) checks docs/demo.md's
- * option table against the command line: the same options with the same defaults.
+ * The values of the demo broker's settings, each setting defined once in {@link BrokerSettings}
+ * (name, type, default, range, documentation, static or dynamic): {@link #fromCommandLine} reads
+ * them from {@code demo-broker}'s parsed options, {@link #builder()} starts from the same defaults,
+ * and {@link #validate()} checks each range and what involves several settings. Read any setting
+ * with {@link #get}; the named accessors are shorthands for the ones the broker reads most.
  *
- * <p>To add a setting: a field with {@code @Option(names = "--name", paramLabel = ..., defaultValue = ...,
- * description = "... Default: ${DEFAULT-VALUE}.")} and, if numeric, {@code @Range}; an accessor; a
- * builder method if tests need another value; a check in {@link #validate()} only for what involves
- * other settings; and its row in docs/demo.md's table under "## demo-broker".
- *
- * <p>Effectively immutable: picocli (for {@code demo-broker}) or a {@link Builder} fills the fields,
- * and neither changes them once the config is validated and handed to the broker, whose start
- * publishes it to the threads that read it. Not for use before {@link #validate()} passed.
+ * <p>Immutable once built: the values are copied in and never change; the broker's start
+ * publishes the config to the threads that read it.
  */
 public final class BrokerConfig {
-    /** Kafka's legal topic names ({@code org.apache.kafka.common.internals.Topic}), "." and ".." aside. */
-    private static final Pattern LEGAL_TOPIC_NAME = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
+    /** The value of a setting with no default that was not given (a map holds no null). */
+    private static final Object NONE = new Object();
 
-    @Option(names = "--port", paramLabel = "PORT", defaultValue = "9092",
-            description = "TCP port to listen on; 0 picks a free port (logged, and written to --port-file). Default: ${DEFAULT-VALUE}.")
-    @Range(min = 0, max = 65_535)
-    private int port;
+    private final Map<Setting<?>, Object> values;
 
-    @Option(names = "--topic", paramLabel = "NAME:PARTITIONS", converter = TopicSpec.Converter.class, defaultValue = "demo:3",
-            description = "A topic to serve, with its partition count (NAME alone: " + TopicSpec.DEFAULT_PARTITIONS
-                    + " partition); repeatable. Names as Kafka's: 1 to 249 of a-z A-Z 0-9 . _ -. Default: ${DEFAULT-VALUE}.")
-    private List<TopicSpec> topics = new ArrayList<>();
-
-    @Option(names = "--replicas", paramLabel = "N", defaultValue = "2",
-            description = "Simulated follower replicas per partition, ids 1..N (the leader is replica 0). Default: ${DEFAULT-VALUE}.")
-    @Range(min = 0)
-    private int followers;
-
-    @Option(names = "--replica-lag-ms", paramLabel = "MS", defaultValue = "5",
-            description = "Mean delay before a follower fetches an append. Default: ${DEFAULT-VALUE}.")
-    @Range(min = 0)
-    private long replicaLagMs;
-
-    @Option(names = "--replica-lag-jitter-ms", paramLabel = "MS", defaultValue = "2",
-            description = "Each fetch lag is uniform in [mean - jitter, mean + jitter]; at most the mean. Default: ${DEFAULT-VALUE}.")
-    @Range(min = 0)
-    private long replicaLagJitterMs;
-
-    @Option(names = "--stall-replica", paramLabel = "ID",
-            description = "Follower that stalls (fetches nothing), on every partition; repeatable.")
-    private List<Integer> stalledReplicas = new ArrayList<>();
-
-    @Option(names = "--stall-ms", paramLabel = "MS", defaultValue = "0",
-            description = "How long each stall lasts; 0 = the stalled replicas never resume. Default: ${DEFAULT-VALUE}.")
-    @Range(min = 0)
-    private long stallMs;
-
-    @Option(names = "--healthy-ms", paramLabel = "MS", defaultValue = "3000",
-            description = "With --stall-ms: fetching time before the first stall and between stalls. Default: ${DEFAULT-VALUE}.")
-    @Range(min = 0)
-    private long healthyMs;
-
-    @Option(names = "--stall-after-ms", paramLabel = "MS", defaultValue = "0",
-            description = "Without --stall-ms: the stalled replicas fetch for MS, then stall for good (start a client first,"
-                    + " then watch its produces park). Default: ${DEFAULT-VALUE}.")
-    @Range(min = 0)
-    private long stallAfterMs;
-
-    @Option(names = "--replica-lag-time-max-ms", paramLabel = "MS", defaultValue = "30000",
-            description = "A follower not caught up for this long leaves the ISR (Kafka's replica.lag.time.max.ms)."
-                    + " Default: ${DEFAULT-VALUE}.")
-    @Range(min = 1)
-    private long replicaLagTimeMaxMs;
-
-    @Option(names = "--min-insync-replicas", paramLabel = "N", defaultValue = "2",
-            description = "acks=-1 needs this many in-sync replicas, leader included (min.insync.replicas);"
-                    + " below it, produces get NOT_ENOUGH_REPLICAS. Default: ${DEFAULT-VALUE}.")
-    @Range(min = 1)
-    private int minInsyncReplicas;
-
-    @Option(names = "--max-frame-bytes", paramLabel = "BYTES", defaultValue = "16777216",
-            description = "Largest request accepted; a bigger or negative length prefix closes that connection."
-                    + " Default: ${DEFAULT-VALUE}.")
-    @Range(min = 1024)
-    private int maxFrameBytes;
-
-    @Option(names = "--max-in-flight-per-connection", paramLabel = "N", defaultValue = "1024",
-            description = "A connection with N requests awaiting responses is not read from until one is answered"
-                    + " (Kafka reads one at a time). Default: ${DEFAULT-VALUE}.")
-    @Range(min = 1)
-    private int maxInFlightPerConnection;
-
-    @Option(names = "--retention-bytes", paramLabel = "BYTES", defaultValue = "67108864",
-            description = "Bytes of record batches each partition keeps in memory; the oldest are dropped beyond it"
-                    + " (the newest always stays; the log start offset moves, and fetching below it gets OFFSET_OUT_OF_RANGE)."
-                    + " Default: ${DEFAULT-VALUE}.")
-    @Range(min = 1)
-    private long retentionBytes;
-
-    @Option(names = "--max-parked-requests", paramLabel = "N", defaultValue = "100000",
-            description = "acks=-1 produces waiting for replicas, all connections together; past N one is answered at once"
-                    + " with THROTTLING_QUOTA_EXCEEDED (retriable) and nothing is appended. Default: ${DEFAULT-VALUE}.")
-    @Range(min = 1)
-    private int maxParkedRequests;
-
-    @Option(names = "--max-connections", paramLabel = "N", defaultValue = "1000",
-            description = "Open client connections; past N a new one is accepted and closed at once (logged at most once"
-                    + " every 10 s). Keep it below the open file limit (ulimit -n). Default: ${DEFAULT-VALUE}.")
-    @Range(min = 1)
-    private int maxConnections;
-
-    @Option(names = "--idle-timeout-ms", paramLabel = "MS", defaultValue = "600000",
-            description = "A connection with no request in flight that sends nothing for MS is closed (Kafka's"
-                    + " connections.max.idle.ms). Default: ${DEFAULT-VALUE}.")
-    @Range(min = 1)
-    private long idleTimeoutMs;
-
-    @Option(names = "--group-min-session-timeout-ms", paramLabel = "MS", defaultValue = "6000",
-            description = "A JoinGroup with a shorter session timeout gets INVALID_SESSION_TIMEOUT (Kafka's"
-                    + " group.min.session.timeout.ms). Default: ${DEFAULT-VALUE}.")
-    @Range(min = 1)
-    private int groupMinSessionTimeoutMs;
-
-    @Option(names = "--group-max-session-timeout-ms", paramLabel = "MS", defaultValue = "1800000",
-            description = "A JoinGroup with a longer session timeout gets INVALID_SESSION_TIMEOUT (Kafka's"
-                    + " group.max.session.timeout.ms). Default: ${DEFAULT-VALUE}.")
-    @Range(min = 1)
-    private int groupMaxSessionTimeoutMs;
-
-    @Option(names = "--group-initial-rebalance-delay-ms", paramLabel = "MS", defaultValue = "3000",
-            description = "How long the first rebalance of an empty group waits for more members, again for each"
-                    + " new one within the rebalance timeout (Kafka's group.initial.rebalance.delay.ms). Default: ${DEFAULT-VALUE}.")
-    @Range(min = 0)
-    private int groupInitialRebalanceDelayMs;
-
-    @Option(names = "--group-max-size", paramLabel = "N", defaultValue = "1000",
-            description = "Members a group may have, those asked for a member id included; past N a JoinGroup gets"
-                    + " GROUP_MAX_SIZE_REACHED (Kafka's group.max.size). Default: ${DEFAULT-VALUE}.")
-    @Range(min = 1)
-    private int groupMaxSize;
-
-    @Option(names = "--max-groups", paramLabel = "N", defaultValue = "10000",
-            description = "Groups the coordinator holds (each keeps its committed offsets while it has any); past N a"
-                    + " request that would create one gets COORDINATOR_NOT_AVAILABLE. Default: ${DEFAULT-VALUE}.")
-    @Range(min = 1)
-    private int maxGroups;
-
-    @Option(names = "--max-message-bytes", paramLabel = "BYTES", defaultValue = "1048588",
-            description = "The largest record batch a produce may append (Kafka's message.max.bytes; a topic's max.message.bytes"
-                    + " overrides it, and kafka-configs changes either while the broker runs); a larger one gets MESSAGE_TOO_LARGE."
-                    + " Default: ${DEFAULT-VALUE}.")
-    @Range(min = 0)
-    private int maxMessageBytes;
-
-    @Option(names = "--num-partitions", paramLabel = "N", defaultValue = "1",
-            description = "Partitions of a topic created without a count (kafka-topics --create without --partitions, and"
-                    + " auto-created topics; Kafka's num.partitions). Default: ${DEFAULT-VALUE}.")
-    @Range(min = 1)
-    private int numPartitions;
-
-    @Option(names = "--auto-create-topics", defaultValue = "true", negatable = true,
-            description = "Create a topic (--num-partitions partitions) when a client's metadata request names it and allows it,"
-                    + " as Kafka's auto.create.topics.enable, on by default as Kafka's: kcat -P -t new-topic just works."
-                    + " --no-auto-create-topics: only kafka-topics --create makes topics. Default: ${DEFAULT-VALUE}.")
-    private boolean autoCreateTopics;
-
-    @Option(names = "--max-partitions", paramLabel = "N", defaultValue = "10000",
-            description = "Partitions the broker holds in all topics together; a create past it gets POLICY_VIOLATION, and a fetch"
-                    + " naming more partitions INVALID_REQUEST. Default: ${DEFAULT-VALUE}.")
-    @Range(min = 1)
-    private int maxPartitions;
-
-    @Option(names = "--max-partitions-per-request", paramLabel = "N", defaultValue = "10000",
-            description = "Partitions one CreateTopics or CreatePartitions request may add; more gets POLICY_VIOLATION"
-                    + " (\"Excessively large number of partitions per request.\", as from Kafka's controller). Default: ${DEFAULT-VALUE}.")
-    @Range(min = 1)
-    private int maxPartitionsPerRequest;
-
-    @Option(names = "--max-topics-per-request", paramLabel = "N", defaultValue = "1000",
-            description = "Topics one CreateTopics, CreatePartitions or DeleteTopics request may name, and a metadata request may"
-                    + " auto-create; more gets POLICY_VIOLATION. Default: ${DEFAULT-VALUE}.")
-    @Range(min = 1)
-    private int maxTopicsPerRequest;
-
-    /** For picocli, which fills the fields; others start from {@link #builder()}. */
-    private BrokerConfig() {
+    private BrokerConfig(Map<Setting<?>, Object> values) {
+        this.values = Map.copyOf(values);
     }
 
     /** A builder starting from the command line's defaults. */
@@ -203,37 +68,82 @@ public final class BrokerConfig {
         return new Builder();
     }
 
+    /** The settings' values in a command line {@link BrokerSettings#addTo} set up and picocli parsed, not yet validated. */
+    public static BrokerConfig fromCommandLine(CommandSpec command) {
+        Map<Setting<?>, Object> values = new HashMap<>();
+        for (Setting<?> setting : BrokerSettings.ALL) {
+            Object value = command.findOption(setting.option()).getValue();
+            values.put(setting, value != null ? value : setting.isRepeatable() ? List.of() : NONE);
+        }
+        return new BrokerConfig(values);
+    }
+
+    /** Every setting at its default, as the command line gives them. */
+    private static Map<Setting<?>, Object> defaults() {
+        CommandSpec command = CommandSpec.create();
+        BrokerSettings.addTo(command);
+        new CommandLine(command).parseArgs();
+        return new HashMap<>(fromCommandLine(command).values);
+    }
+
+    /** The value of {@code setting}: an empty list for a repeatable option not given, null for a file not given. */
+    @SuppressWarnings("unchecked")
+    public <T> T get(Setting<T> setting) {
+        Object value = values.get(setting);
+        return value == NONE ? null : (T) value;
+    }
+
     /**
-     * Checks every setting alone ({@link Range}) and together.
+     * Checks every setting alone (its range) and together.
      *
      * @return this
      * @throws IllegalArgumentException naming the option(s) and value(s) at fault, as the command line spells them
      */
     public BrokerConfig validate() {
-        Range.Checks.check(this);
+        for (Setting<?> setting : BrokerSettings.ALL) {
+            setting.check(get(setting));
+        }
         Set<String> names = new HashSet<>();
-        for (TopicSpec topic : topics) {
+        long partitions = 0;
+        for (TopicSpec topic : get(TOPICS)) {
             String name = topic.name();
-            require(LEGAL_TOPIC_NAME.matcher(name).matches() && !name.equals(".") && !name.equals(".."),
-                    "topic name '" + name + "' is not valid: use 1 to 249 of a-z A-Z 0-9 . _ - (Kafka's rule)");
+            checkTopicName(name);
             require(topic.partitions() > 0, "--topic " + name + " needs at least one partition, was " + topic.partitions());
             require(names.add(name), "--topic " + name + " is given twice");
+            partitions += topic.partitions();
         }
+        long replicaLagMs = replicaLagMs();
+        long replicaLagJitterMs = replicaLagJitterMs();
+        int followers = followers();
         require(replicaLagJitterMs <= replicaLagMs, "--replica-lag-jitter-ms " + replicaLagJitterMs + " must not exceed --replica-lag-ms "
                 + replicaLagMs + ": a follower's lag is uniform in [lag - jitter, lag + jitter]");
-        stalledReplicas.forEach(id -> require(id >= 1 && id <= followers,
+        get(STALL_REPLICAS).forEach(id -> require(id >= 1 && id <= followers,
                 "--stall-replica " + id + " names no follower: with --replicas " + followers + " they are 1.." + followers));
-        require(stallMs == 0 || healthyMs > 0, "--healthy-ms must be > 0 with --stall-ms, was " + healthyMs);
-        require(stallAfterMs == 0 || stallMs == 0,
+        require(stallMs() == 0 || healthyMs() > 0, "--healthy-ms must be > 0 with --stall-ms, was " + healthyMs());
+        require(stallAfterMs() == 0 || stallMs() == 0,
                 "--stall-after-ms is for a stall that lasts: with --stall-ms, --healthy-ms is the time before the first stall");
-        require(groupMinSessionTimeoutMs <= groupMaxSessionTimeoutMs, "--group-min-session-timeout-ms " + groupMinSessionTimeoutMs
-                + " must not exceed --group-max-session-timeout-ms " + groupMaxSessionTimeoutMs);
-        require(minInsyncReplicas <= followers + 1, "--replicas " + followers + " leaves " + (followers + 1)
-                + " replica(s) with the leader, fewer than --min-insync-replicas " + minInsyncReplicas
+        require(groupMinSessionTimeoutMs() <= groupMaxSessionTimeoutMs(), "--group-min-session-timeout-ms " + groupMinSessionTimeoutMs()
+                + " must not exceed --group-max-session-timeout-ms " + groupMaxSessionTimeoutMs());
+        require(minInsyncReplicas() <= followers + 1, "--replicas " + followers + " leaves " + (followers + 1)
+                + " replica(s) with the leader, fewer than --min-insync-replicas " + minInsyncReplicas()
                 + ": lower --min-insync-replicas or raise --replicas");
-        int configured = topics.stream().mapToInt(TopicSpec::partitions).sum();
-        require(configured <= maxPartitions, "--max-partitions " + maxPartitions + " is below the " + configured + " partitions of the --topic options");
+        require(partitions <= maxPartitions(), "--max-partitions " + maxPartitions() + " is below the " + partitions
+                + " partitions of the --topic options");
         return this;
+    }
+
+    /**
+     * Checks a topic name by Kafka's own rule ({@link Topic#validate}): the one check of a topic
+     * name the broker makes, for {@code --topic} as for the admin requests.
+     *
+     * @throws IllegalArgumentException with Kafka's reason
+     */
+    public static void checkTopicName(String name) {
+        try {
+            Topic.validate(name);
+        } catch (InvalidTopicException e) {
+            throw new IllegalArgumentException(e.getMessage());
+        }
     }
 
     private static void require(boolean condition, String message) {
@@ -244,144 +154,144 @@ public final class BrokerConfig {
 
     /** TCP port to listen on; 0 picks a free one. */
     public int port() {
-        return port;
+        return get(PORT);
     }
 
     /** Topic name to partition count, in the order given. */
     public Map<String, Integer> topics() {
         Map<String, Integer> map = new LinkedHashMap<>();
-        topics.forEach(topic -> map.put(topic.name(), topic.partitions()));
+        get(TOPICS).forEach(topic -> map.put(topic.name(), topic.partitions()));
         return Collections.unmodifiableMap(map);
     }
 
     /** Simulated follower replicas per partition (replica ids 1..followers). */
     public int followers() {
-        return followers;
+        return get(REPLICAS);
     }
 
     /** Mean delay between a leader append and a follower fetching it. */
     public long replicaLagMs() {
-        return replicaLagMs;
+        return get(REPLICA_LAG_MS);
     }
 
     /** The lag is uniform in {@code [mean - jitter, mean + jitter]}. */
     public long replicaLagJitterMs() {
-        return replicaLagJitterMs;
+        return get(REPLICA_LAG_JITTER_MS);
     }
 
     /** Follower ids that stall, in order. */
     public Set<Integer> stalledReplicas() {
-        return Collections.unmodifiableSet(new TreeSet<>(stalledReplicas));
+        return Collections.unmodifiableSet(new TreeSet<>(get(STALL_REPLICAS)));
     }
 
     /** How long each stall lasts; 0 means the stalled replicas never resume. */
     public long stallMs() {
-        return stallMs;
+        return get(STALL_MS);
     }
 
     /** With {@code stallMs > 0}: time before the first stall and between stalls. */
     public long healthyMs() {
-        return healthyMs;
+        return get(HEALTHY_MS);
     }
 
     /** With {@code stallMs == 0}: time before the stalled replicas stall for good. */
     public long stallAfterMs() {
-        return stallAfterMs;
+        return get(STALL_AFTER_MS);
     }
 
     /** A follower not caught up for longer than this leaves the ISR. */
     public long replicaLagTimeMaxMs() {
-        return replicaLagTimeMaxMs;
+        return get(REPLICA_LAG_TIME_MAX_MS);
     }
 
     /** acks=-1 needs at least this many ISR replicas, leader included. */
     public int minInsyncReplicas() {
-        return minInsyncReplicas;
+        return get(MIN_INSYNC_REPLICAS);
     }
 
     /** Largest request frame accepted; a larger one closes the connection. */
     public int maxFrameBytes() {
-        return maxFrameBytes;
+        return get(MAX_FRAME_BYTES);
     }
 
     /** Requests a connection may have awaiting responses before the broker stops reading from it. */
     public int maxInFlightPerConnection() {
-        return maxInFlightPerConnection;
+        return get(MAX_IN_FLIGHT_PER_CONNECTION);
     }
 
     /** Bytes of record batches each partition's log keeps; the oldest beyond it are dropped (the newest always stays). */
     public long retentionBytes() {
-        return retentionBytes;
+        return get(RETENTION_BYTES);
     }
 
     /** acks=-1 produces the purgatory may hold in total; past it one is answered at once with THROTTLING_QUOTA_EXCEEDED. */
     public int maxParkedRequests() {
-        return maxParkedRequests;
+        return get(MAX_PARKED_REQUESTS);
     }
 
     /** Open client connections; past it a new one is accepted and closed at once. */
     public int maxConnections() {
-        return maxConnections;
+        return get(MAX_CONNECTIONS);
     }
 
     /** A connection with no request in flight that reads nothing for this long is closed (connections.max.idle.ms). */
     public long idleTimeoutMs() {
-        return idleTimeoutMs;
+        return get(IDLE_TIMEOUT_MS);
     }
 
     /** The shortest session timeout a member may ask for (group.min.session.timeout.ms). */
     public int groupMinSessionTimeoutMs() {
-        return groupMinSessionTimeoutMs;
+        return get(GROUP_MIN_SESSION_TIMEOUT_MS);
     }
 
     /** The longest session timeout a member may ask for (group.max.session.timeout.ms). */
     public int groupMaxSessionTimeoutMs() {
-        return groupMaxSessionTimeoutMs;
+        return get(GROUP_MAX_SESSION_TIMEOUT_MS);
     }
 
     /** How long an empty group's first rebalance waits for more members (group.initial.rebalance.delay.ms). */
     public int groupInitialRebalanceDelayMs() {
-        return groupInitialRebalanceDelayMs;
+        return get(GROUP_INITIAL_REBALANCE_DELAY_MS);
     }
 
     /** Members (pending ones included) a group may have (group.max.size). */
     public int groupMaxSize() {
-        return groupMaxSize;
+        return get(GROUP_MAX_SIZE);
     }
 
     /** Groups the coordinator holds at most. */
     public int maxGroups() {
-        return maxGroups;
+        return get(MAX_GROUPS);
     }
 
     /** The largest record batch a produce may append (message.max.bytes), unless a topic sets max.message.bytes. */
     public int maxMessageBytes() {
-        return maxMessageBytes;
+        return get(MAX_MESSAGE_BYTES);
     }
 
     /** Partitions of a topic created without a count (num.partitions). */
     public int numPartitions() {
-        return numPartitions;
+        return get(NUM_PARTITIONS);
     }
 
     /** Whether a metadata request that allows it creates the unknown topics it names (auto.create.topics.enable). */
     public boolean autoCreateTopics() {
-        return autoCreateTopics;
+        return get(AUTO_CREATE_TOPICS);
     }
 
     /** Partitions the broker may hold in all. */
     public int maxPartitions() {
-        return maxPartitions;
+        return get(MAX_PARTITIONS);
     }
 
     /** Partitions one CreateTopics or CreatePartitions request may add. */
     public int maxPartitionsPerRequest() {
-        return maxPartitionsPerRequest;
+        return get(MAX_PARTITIONS_PER_REQUEST);
     }
 
     /** Topics one CreateTopics, CreatePartitions or DeleteTopics request may name. */
     public int maxTopicsPerRequest() {
-        return maxTopicsPerRequest;
+        return get(MAX_TOPICS_PER_REQUEST);
     }
 
     /**
@@ -390,123 +300,114 @@ public final class BrokerConfig {
      * config it filled.
      */
     public static final class Builder {
-        private BrokerConfig config = new BrokerConfig();
+        private Map<Setting<?>, Object> values = defaults();
         private boolean topicAdded;
 
         private Builder() {
-            new CommandLine(config).parseArgs(); // applies every option's default
         }
 
-        private BrokerConfig config() {
-            if (config == null) {
+        /** Sets any setting of the table; the named methods below are shorthands for the tests' common ones. */
+        public <T> Builder set(Setting<T> setting, T value) {
+            if (values == null) {
                 throw new IllegalStateException("build() was called: a builder makes one config");
             }
-            return config;
+            values.put(setting, value != null ? value : NONE);
+            return this;
         }
 
         public Builder port(int port) {
-            config().port = port;
-            return this;
+            return set(PORT, port);
         }
 
         /** Adds a topic; the first one replaces the default topic. */
         public Builder topic(String name, int partitions) {
-            if (!topicAdded) {
-                config().topics.clear();
-                topicAdded = true;
-            }
-            config().topics.add(new TopicSpec(name, partitions));
-            return this;
+            List<TopicSpec> topics = new ArrayList<>(topicAdded ? get(TOPICS) : List.of());
+            topicAdded = true;
+            topics.add(new TopicSpec(name, partitions));
+            return set(TOPICS, topics);
         }
 
         public Builder followers(int followers) {
-            config().followers = followers;
-            return this;
+            return set(REPLICAS, followers);
         }
 
         public Builder replicaLag(long meanMs, long jitterMs) {
-            config().replicaLagMs = meanMs;
-            config().replicaLagJitterMs = jitterMs;
-            return this;
+            set(REPLICA_LAG_MS, meanMs);
+            return set(REPLICA_LAG_JITTER_MS, jitterMs);
         }
 
         public Builder stallReplica(int replicaId) {
-            config().stalledReplicas.add(replicaId);
-            return this;
+            List<Integer> stalled = new ArrayList<>(get(STALL_REPLICAS));
+            stalled.add(replicaId);
+            return set(STALL_REPLICAS, stalled);
         }
 
         /** Stalled replicas stall for {@code stallMs} after every {@code healthyMs} of fetching. */
         public Builder stallCycle(long stallMs, long healthyMs) {
-            config().stallMs = stallMs;
-            config().healthyMs = healthyMs;
-            return this;
+            set(STALL_MS, stallMs);
+            return set(HEALTHY_MS, healthyMs);
         }
 
         /** The stalled replicas fetch for {@code stallAfterMs}, then stall for good (no stall cycle). */
         public Builder stallAfterMs(long stallAfterMs) {
-            config().stallAfterMs = stallAfterMs;
-            return this;
+            return set(STALL_AFTER_MS, stallAfterMs);
         }
 
         public Builder replicaLagTimeMaxMs(long replicaLagTimeMaxMs) {
-            config().replicaLagTimeMaxMs = replicaLagTimeMaxMs;
-            return this;
+            return set(REPLICA_LAG_TIME_MAX_MS, replicaLagTimeMaxMs);
         }
 
         public Builder minInsyncReplicas(int minInsyncReplicas) {
-            config().minInsyncReplicas = minInsyncReplicas;
-            return this;
+            return set(MIN_INSYNC_REPLICAS, minInsyncReplicas);
         }
 
         public Builder maxFrameBytes(int maxFrameBytes) {
-            config().maxFrameBytes = maxFrameBytes;
-            return this;
+            return set(MAX_FRAME_BYTES, maxFrameBytes);
         }
 
         public Builder maxInFlightPerConnection(int maxInFlightPerConnection) {
-            config().maxInFlightPerConnection = maxInFlightPerConnection;
-            return this;
+            return set(MAX_IN_FLIGHT_PER_CONNECTION, maxInFlightPerConnection);
         }
 
         public Builder retentionBytes(long retentionBytes) {
-            config().retentionBytes = retentionBytes;
-            return this;
+            return set(RETENTION_BYTES, retentionBytes);
         }
 
         public Builder maxParkedRequests(int maxParkedRequests) {
-            config().maxParkedRequests = maxParkedRequests;
-            return this;
+            return set(MAX_PARKED_REQUESTS, maxParkedRequests);
         }
 
         public Builder maxConnections(int maxConnections) {
-            config().maxConnections = maxConnections;
-            return this;
+            return set(MAX_CONNECTIONS, maxConnections);
         }
 
         public Builder idleTimeoutMs(long idleTimeoutMs) {
-            config().idleTimeoutMs = idleTimeoutMs;
-            return this;
+            return set(IDLE_TIMEOUT_MS, idleTimeoutMs);
         }
 
         public Builder groupSessionTimeoutMs(int minMs, int maxMs) {
-            config().groupMinSessionTimeoutMs = minMs;
-            config().groupMaxSessionTimeoutMs = maxMs;
-            return this;
+            set(GROUP_MIN_SESSION_TIMEOUT_MS, minMs);
+            return set(GROUP_MAX_SESSION_TIMEOUT_MS, maxMs);
         }
 
         public Builder groupInitialRebalanceDelayMs(int delayMs) {
-            config().groupInitialRebalanceDelayMs = delayMs;
-            return this;
+            return set(GROUP_INITIAL_REBALANCE_DELAY_MS, delayMs);
         }
 
         public Builder groupMaxSize(int maxSize) {
-            config().groupMaxSize = maxSize;
-            return this;
+            return set(GROUP_MAX_SIZE, maxSize);
         }
 
         public Builder maxGroups(int maxGroups) {
-            config().maxGroups = maxGroups;
-            return this;
+            return set(MAX_GROUPS, maxGroups);
+        }
+
+        public Builder autoCreateTopics(boolean autoCreateTopics) {
+            return set(AUTO_CREATE_TOPICS, autoCreateTopics);
+        }
+
+        public Builder maxPartitions(int maxPartitions) {
+            return set(MAX_PARTITIONS, maxPartitions);
         }
 
         /**
@@ -514,20 +415,15 @@ public final class BrokerConfig {
          *
          * @throws IllegalArgumentException naming the setting(s) at fault
          */
-        public Builder autoCreateTopics(boolean autoCreateTopics) {
-            config().autoCreateTopics = autoCreateTopics;
-            return this;
-        }
-
-        public Builder maxPartitions(int maxPartitions) {
-            config().maxPartitions = maxPartitions;
-            return this;
-        }
-
         public BrokerConfig build() {
-            BrokerConfig built = config().validate();
-            config = null;
+            BrokerConfig built = new BrokerConfig(values).validate();
+            values = null;
             return built;
+        }
+
+        @SuppressWarnings("unchecked")
+        private <T> T get(Setting<T> setting) {
+            return (T) values.get(setting);
         }
     }
 }

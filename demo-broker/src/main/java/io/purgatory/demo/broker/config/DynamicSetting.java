@@ -1,101 +1,75 @@
 package io.purgatory.demo.broker.config;
 
-import java.util.Map;
+import java.util.Arrays;
 import org.apache.kafka.common.config.ConfigDef;
-import org.apache.kafka.common.config.ConfigException;
 
 /**
- * The settings that can change while the broker runs ({@code IncrementalAlterConfigs}), each
- * defined once: its topic config name (null for a broker-only setting), its broker config name,
- * its type and least value (checked with Kafka's {@link ConfigDef}), its documentation, and the
- * {@link BrokerConfig} setting its static value comes from. The names are Kafka's, so {@code kafka-configs} and
- * {@code kafka-topics --config} use them as with a real broker.
+ * The settings that can change while the broker runs ({@code IncrementalAlterConfigs}): the
+ * {@link Setting.Scope#DYNAMIC dynamic} ones of {@link BrokerSettings}, from which each takes its
+ * Kafka broker and topic config names, its type, range and documentation, and its static value.
+ * The names are Kafka's, so {@code kafka-configs} and {@code kafka-topics --config} use them as
+ * with a real broker. (An enum, so the request handlers can key maps by it.)
  *
  * <p>Thread-safe: immutable.
  */
 public enum DynamicSetting {
-    MIN_INSYNC_REPLICAS("min.insync.replicas", "min.insync.replicas", ConfigDef.Type.INT, 1,
-            "The fewest in-sync replicas, leader included, an acks=-1 produce needs: below it, a produce is refused with "
-                    + "NOT_ENOUGH_REPLICAS, and one already appended is answered NOT_ENOUGH_REPLICAS_AFTER_APPEND."),
-    RETENTION_BYTES("retention.bytes", "log.retention.bytes", ConfigDef.Type.LONG, -1,
-            "Bytes of record batches each partition keeps; the oldest batches beyond it are dropped (the newest always stays). "
-                    + "-1: no limit."),
-    MAX_MESSAGE_BYTES("max.message.bytes", "message.max.bytes", ConfigDef.Type.INT, 0,
-            "The largest record batch a produce may append; a larger one is refused with MESSAGE_TOO_LARGE."),
-    REPLICA_LAG_TIME_MAX_MS(null, "replica.lag.time.max.ms", ConfigDef.Type.LONG, 1,
-            "A follower that has not caught up with the leader for longer than this leaves the ISR.");
+    MIN_INSYNC_REPLICAS(BrokerSettings.MIN_INSYNC_REPLICAS),
+    RETENTION_BYTES(BrokerSettings.RETENTION_BYTES),
+    MAX_MESSAGE_BYTES(BrokerSettings.MAX_MESSAGE_BYTES),
+    REPLICA_LAG_TIME_MAX_MS(BrokerSettings.REPLICA_LAG_TIME_MAX_MS);
 
-    private final String topicName;
-    private final String brokerName;
-    private final ConfigDef.Type type;
-    private final long min;
-    private final String documentation;
+    private final Setting<?> setting;
 
-    DynamicSetting(String topicName, String brokerName, ConfigDef.Type type, long min, String documentation) {
-        this.topicName = topicName;
-        this.brokerName = brokerName;
-        this.type = type;
-        this.min = min;
-        this.documentation = documentation;
+    DynamicSetting(Setting<?> setting) {
+        if (setting.scope() != Setting.Scope.DYNAMIC) {
+            throw new IllegalArgumentException(setting + " is not dynamic");
+        }
+        this.setting = setting;
     }
 
     /** The topic config's name, or null when it is a broker setting only. */
     public String topicName() {
-        return topicName;
+        return setting.topicConfigName();
     }
 
     public String brokerName() {
-        return brokerName;
+        return setting.brokerConfigName();
     }
 
     public ConfigDef.Type type() {
-        return type;
+        return setting.kafkaType();
     }
 
     public String documentation() {
-        return documentation;
+        return setting.documentation();
     }
 
     /** The value the broker started with, as a config string. */
     public String staticValue(BrokerConfig config) {
-        return switch (this) {
-            case MIN_INSYNC_REPLICAS -> String.valueOf(config.minInsyncReplicas());
-            case RETENTION_BYTES -> String.valueOf(config.retentionBytes());
-            case MAX_MESSAGE_BYTES -> String.valueOf(config.maxMessageBytes());
-            case REPLICA_LAG_TIME_MAX_MS -> String.valueOf(config.replicaLagTimeMaxMs());
-        };
+        return String.valueOf(config.get(setting));
     }
 
     /**
-     * Checks a value as Kafka's {@link ConfigDef} does: it parses as the type and lies in range.
+     * Checks a value as Kafka's {@link ConfigDef} does: it parses as the type and lies in the
+     * setting's range.
      *
      * @return the parsed value
-     * @throws ConfigException with Kafka's message when it does not
+     * @throws org.apache.kafka.common.config.ConfigException with Kafka's message when it does not
      */
     public Object parse(String value) {
-        String name = topicName != null ? topicName : brokerName;
-        Object parsed = ConfigDef.parseType(name, value, type);
-        ConfigDef.Range.atLeast(min).ensureValid(name, parsed);
+        String name = topicName() != null ? topicName() : brokerName();
+        Object parsed = ConfigDef.parseType(name, value, type());
+        ConfigDef.Range.between(setting.min(), setting.max()).ensureValid(name, parsed);
         return parsed;
     }
 
     /** The setting a topic config name names, or null. */
     public static DynamicSetting forTopicConfig(String name) {
-        return TOPIC_NAMES.get(name);
+        return Arrays.stream(values()).filter(s -> name.equals(s.topicName())).findFirst().orElse(null);
     }
 
     /** The setting a broker config name names, or null. */
     public static DynamicSetting forBrokerConfig(String name) {
-        return BROKER_NAMES.get(name);
+        return Arrays.stream(values()).filter(s -> name.equals(s.brokerName())).findFirst().orElse(null);
     }
-
-    private static final Map<String, DynamicSetting> TOPIC_NAMES = Map.of(
-            MIN_INSYNC_REPLICAS.topicName, MIN_INSYNC_REPLICAS,
-            RETENTION_BYTES.topicName, RETENTION_BYTES,
-            MAX_MESSAGE_BYTES.topicName, MAX_MESSAGE_BYTES);
-    private static final Map<String, DynamicSetting> BROKER_NAMES = Map.of(
-            MIN_INSYNC_REPLICAS.brokerName, MIN_INSYNC_REPLICAS,
-            RETENTION_BYTES.brokerName, RETENTION_BYTES,
-            MAX_MESSAGE_BYTES.brokerName, MAX_MESSAGE_BYTES,
-            REPLICA_LAG_TIME_MAX_MS.brokerName, REPLICA_LAG_TIME_MAX_MS);
 }

@@ -4,7 +4,8 @@ import io.purgatory.demo.broker.config.BrokerConfig;
 
 /**
  * The group coordinator's settings, Kafka's names in brackets; the broker's come from its
- * {@link BrokerConfig} ({@link #of}). Immutable.
+ * {@link BrokerConfig} ({@link #of}), whose settings table (name, default, range) checked them, so
+ * they are not checked again here. Immutable.
  *
  * @param minSessionTimeoutMs a JoinGroup with a shorter session timeout gets {@code INVALID_SESSION_TIMEOUT}
  *     ({@code group.min.session.timeout.ms})
@@ -35,25 +36,9 @@ public record GroupCoordinatorConfig(
     /** Kafka's default {@code offset.metadata.max.bytes}. */
     static final int MAX_OFFSET_METADATA_BYTES = 4_096;
 
-    public GroupCoordinatorConfig {
-        require(minSessionTimeoutMs > 0 && minSessionTimeoutMs <= maxSessionTimeoutMs,
-                "group.min.session.timeout.ms must be > 0 and <= group.max.session.timeout.ms");
-        require(initialRebalanceDelayMs >= 0, "group.initial.rebalance.delay.ms must be >= 0");
-        require(maxSize >= 1, "group.max.size must be >= 1");
-        require(maxGroups >= 1, "the group cap must be >= 1");
-        require(newMemberJoinTimeoutMs > 0, "the new member join timeout must be > 0");
-        require(maxOffsetMetadataBytes >= 0, "offset.metadata.max.bytes must be >= 0");
-    }
-
     /** The broker's group settings, with Kafka's new member join timeout and offset metadata limit. */
     public static GroupCoordinatorConfig of(BrokerConfig broker) {
         return new GroupCoordinatorConfig(broker.groupMinSessionTimeoutMs(), broker.groupMaxSessionTimeoutMs(), broker.groupInitialRebalanceDelayMs(),
                 broker.groupMaxSize(), broker.maxGroups(), NEW_MEMBER_JOIN_TIMEOUT_MS, MAX_OFFSET_METADATA_BYTES);
-    }
-
-    private static void require(boolean condition, String message) {
-        if (!condition) {
-            throw new IllegalArgumentException(message);
-        }
     }
 }

@@ -1,19 +1,20 @@
 package io.purgatory.demo.broker.http;
 
+import io.micrometer.core.instrument.Clock;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
-import io.prometheus.metrics.core.metrics.SummaryWithCallback;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.prometheus.metrics.model.snapshots.Quantile;
-import io.prometheus.metrics.model.snapshots.Quantiles;
-import io.purgatory.LatencyHistogram;
 import io.purgatory.PurgatoryMetrics;
 import io.purgatory.demo.broker.coordinator.GroupCoordinator;
 import io.purgatory.demo.broker.coordinator.GroupState;
 import io.purgatory.demo.broker.metrics.BrokerStats.FetchOutcome;
 import io.purgatory.demo.broker.metrics.BrokerStats;
 import io.purgatory.demo.broker.server.ReplicaManager;
+import io.purgatory.micrometer.PurgatoryMeterBinder;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -25,15 +26,13 @@ import java.util.Set;
 
 /**
  * The broker's metrics in the Prometheus text exposition format, written by the Prometheus Java
- * client ({@code prometheus-metrics-core} callbacks read the live values at each scrape):
+ * client, one registry for both kinds:
  *
  * <ul>
- *   <li>per purgatory ({@code purgatory} label: produce, fetch, rebalance, heartbeat): {@code purgatory_operations_completed_total},
- *       {@code purgatory_operations_expired_total}, {@code purgatory_watches_purged_total},
- *       {@code purgatory_delayed_operations}, {@code purgatory_watched_operations}, and the expiry
- *       lateness as a summary {@code purgatory_expiry_lateness_seconds} (quantiles 0.5, 0.9, 0.99,
- *       0.999 from the purgatory's histogram; {@code _count} and {@code _sum} exact) with
- *       {@code purgatory_expiry_lateness_max_seconds};</li>
+ *   <li>per purgatory ({@code purgatory} label: produce, fetch, delete-records, rebalance,
+ *       heartbeat): the meters of purgatory-micrometer's {@link PurgatoryMeterBinder}, through a
+ *       Micrometer {@link PrometheusMeterRegistry}, named as {@link PurgatoryMetrics.Quantity}
+ *       names them (the same names as any application that binds a purgatory);</li>
  *   <li>the Kafka listener: {@code demo_broker_requests_total} by {@code api},
  *       {@code demo_broker_response_codes_total} by {@code api} and {@code code} (the codes Kafka's
  *       {@code AbstractResponse.errorCounts()} counts: one per partition for produce; {@code NONE}
@@ -51,14 +50,17 @@ import java.util.Set;
  *       {@code consumergroup}, {@code topic} and {@code partition} (lag behind the high watermark).</li>
  * </ul>
  *
+ * <p>The broker's own metrics below are {@code prometheus-metrics-core} callbacks, which read the
+ * live values at each scrape: their label sets change as topics and groups come and go, which
+ * Micrometer's fixed meters do not model. docs/demo.md lists every family; {@code MetricsDocTest}
+ * holds that table to the scrape.
+ *
  * <p>Thread-safe: the registry is built in the constructor and only read afterwards; the callbacks
  * read thread-safe broker state.
  */
 public final class MetricsExporter {
     /** The {@code Content-Type} of {@link #scrape()}. */
     static final String CONTENT_TYPE = PrometheusTextFormatWriter.CONTENT_TYPE;
-
-    private static final double[] QUANTILES = {0.5, 0.9, 0.99, 0.999};
 
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final PrometheusTextFormatWriter writer = new PrometheusTextFormatWriter(false);
@@ -123,45 +125,13 @@ public final class MetricsExporter {
         return out.toByteArray();
     }
 
+    /**
+     * The purgatories' meters, as any application gets them: purgatory-micrometer's binder on a
+     * Micrometer Prometheus registry that writes into this exporter's Prometheus registry.
+     */
     private void registerPurgatories(List<PurgatoryMetrics> purgatories) {
-        CounterWithCallback.builder().name("purgatory_operations_completed")
-                .help("Operations of this purgatory completed before their timeout: their condition was met (tryComplete)"
-                        + " or the broker completed them (forceComplete)").labelNames("purgatory")
-                .callback(cb -> purgatories.forEach(p -> cb.call(p.completed(), p.getName()))).register(registry);
-        CounterWithCallback.builder().name("purgatory_operations_expired")
-                .help("Operations of this purgatory that reached their timeout and expired (those expired by close() included)")
-                .labelNames("purgatory")
-                .callback(cb -> purgatories.forEach(p -> cb.call(p.expired(), p.getName()))).register(registry);
-        CounterWithCallback.builder().name("purgatory_watches_purged")
-                .help("Watch-list entries of completed operations removed by this purgatory's purges (housekeeping, not operations)")
-                .labelNames("purgatory")
-                .callback(cb -> purgatories.forEach(p -> cb.call(p.purged(), p.getName()))).register(registry);
-        GaugeWithCallback.builder().name("purgatory_delayed_operations")
-                .help("Operations parked in this purgatory now, waiting for their condition or their timeout").labelNames("purgatory")
-                .callback(cb -> purgatories.forEach(p -> cb.call(p.delayed(), p.getName()))).register(registry);
-        GaugeWithCallback.builder().name("purgatory_watched_operations")
-                .help("Watch-list entries this purgatory holds now, one per operation and key, completed operations' entries"
-                        + " not yet purged included")
-                .labelNames("purgatory")
-                .callback(cb -> purgatories.forEach(p -> cb.call(p.watched(), p.getName()))).register(registry);
-        SummaryWithCallback.builder().name("purgatory_expiry_lateness_seconds")
-                .help("How long after its deadline each expired operation of this purgatory expired, in seconds on the timer's"
-                        + " clock, since the broker started: quantiles from a histogram of whole milliseconds (at most 6.25% above"
-                        + " the true value); _count and _sum exact")
-                .labelNames("purgatory")
-                .callback(cb -> purgatories.forEach(p -> {
-                    LatencyHistogram lateness = p.expiryLateness();
-                    Quantiles.Builder quantiles = Quantiles.builder();
-                    for (double q : QUANTILES) {
-                        quantiles.quantile(new Quantile(q, lateness.valueAtPercentileMs(q * 100) / 1000.0));
-                    }
-                    cb.call(lateness.count(), lateness.sumMs() / 1000.0, quantiles.build(), p.getName());
-                })).register(registry);
-        GaugeWithCallback.builder().name("purgatory_expiry_lateness_max_seconds")
-                .help("The largest expiry lateness of this purgatory since the broker started, in seconds past the deadline")
-                .labelNames("purgatory")
-                .callback(cb -> purgatories.forEach(p -> cb.call(p.expiryLateness().maxMs() / 1000.0, p.getName())))
-                .register(registry);
+        PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, registry, Clock.SYSTEM);
+        purgatories.forEach(metrics -> new PurgatoryMeterBinder(metrics, Tags.empty()).bindTo(meters));
     }
 
     private void registerListener(BrokerStats stats) {

@@ -2,7 +2,6 @@ package io.purgatory.demo.broker.http;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.purgatory.LatencyHistogram;
 import io.purgatory.PurgatoryMetrics;
 import io.purgatory.demo.broker.cluster.PartitionState;
 import io.purgatory.demo.broker.coordinator.GroupCoordinator;
@@ -47,18 +46,13 @@ public final class Sampler {
     private final long[] previousFetches = new long[FetchOutcome.values().length];
 
     /** One sample: what {@code /api/state} answers and {@code /events} sends each second. */
-    record Sample(long timeMs, Produce produce, Map<String, Number> fetch, List<Purgatory> purgatories, List<Replica> replicas,
+    record Sample(long timeMs, Produce produce, Map<String, Number> fetch, List<PurgatoryMetrics.Snapshot> purgatories, List<Replica> replicas,
                   List<PartitionState> partitions, List<GroupsView.Group> groups, long connections, long bytesIn, long bytesOut) {
     }
 
     /** Produce outcomes, one per partition of each produce response: totals, and rates since the previous sample. */
     record Produce(long ackedTotal, long timedOutTotal, long otherErrorsTotal, double ackedPerSec, double timedOutPerSec,
                    double otherErrorsPerSec) {
-    }
-
-    /** One purgatory's operations now and its expiry lateness since the start, in whole milliseconds. */
-    record Purgatory(String name, long delayed, long watched, long completed, long expired, long latenessCount,
-                     long latenessP50Ms, long latenessP99Ms, long latenessP999Ms, long latenessMaxMs) {
     }
 
     /** A simulated follower: stalled or fetching, and its mean fetch lag. Also what the replica controls answer. */
@@ -112,15 +106,9 @@ public final class Sampler {
         return fetch;
     }
 
-    private List<Purgatory> purgatories() {
-        List<Purgatory> purgatories = new ArrayList<>();
-        for (PurgatoryMetrics metrics : MetricsExporter.purgatories(replicaManager, coordinator)) {
-            LatencyHistogram lateness = metrics.expiryLateness();
-            purgatories.add(new Purgatory(metrics.getName(), metrics.delayed(), metrics.watched(), metrics.completed(), metrics.expired(),
-                    lateness.count(), lateness.valueAtPercentileMs(50), lateness.valueAtPercentileMs(99),
-                    lateness.valueAtPercentileMs(99.9), lateness.maxMs()));
-        }
-        return purgatories;
+    /** Each purgatory's {@link PurgatoryMetrics#snapshot()}: its quantities under their one name each. */
+    private List<PurgatoryMetrics.Snapshot> purgatories() {
+        return MetricsExporter.purgatories(replicaManager, coordinator).stream().map(PurgatoryMetrics::snapshot).toList();
     }
 
     private List<Replica> replicas() {

@@ -1,6 +1,5 @@
 package io.purgatory.demo.broker.log;
 
-import io.purgatory.demo.broker.cluster.Partition;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,7 +29,7 @@ import org.apache.kafka.common.record.internal.MutableRecordBatch;
  * {@code o} (clients skip the records before their fetch offset, as with Kafka), and a byte count
  * "from {@code o}" is counted from that batch's start, as Kafka's {@code positionDiff} does.
  *
- * <p>Not thread-safe: its {@link Partition} owns it and calls it only under the partition's lock,
+ * <p>Not thread-safe: its {@code Partition} owns it and calls it only under the partition's lock,
  * which guards {@code batches}, {@code sizeInBytes}, {@code logStartOffset} and
  * {@code logEndOffset}. A batch's buffer is never written after {@link #append} returns, so the
  * {@link MemoryRecords} that reads return may be used after the lock is released.

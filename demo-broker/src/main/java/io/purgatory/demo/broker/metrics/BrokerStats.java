@@ -9,12 +9,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.requests.AbstractResponse;
 
 /**
  * What the Kafka listener has seen, for the dashboard and {@code /metrics}: open connections,
  * bytes read and written, requests by API, error codes in responses by API (a produce response
- * counts one code per partition, as {@link AbstractResponse#errorCounts()} does; {@code NONE}
+ * counts one code per partition, as {@link org.apache.kafka.common.requests.AbstractResponse#errorCounts()} does; {@code NONE}
  * included), and fetch responses by {@link FetchOutcome}. The network layer counts connections,
  * bytes, requests and response codes; the fetch handler counts fetch outcomes. Plain counters:
  * no Netty here.
@@ -139,7 +138,10 @@ public final class BrokerStats {
         fetchResponses.get(outcome).increment();
     }
 
-    /** A response of {@code api} was sent carrying these error codes, each this many times ({@link AbstractResponse#errorCounts()}). */
+    /**
+     * A response of {@code api} was sent carrying these error codes, each this many times
+     * ({@link org.apache.kafka.common.requests.AbstractResponse#errorCounts()}).
+     */
     public void onResponse(ApiKeys api, Map<Errors, Integer> errorCounts) {
         errorCounts.forEach((error, count) -> responseErrors.computeIfAbsent(new ApiError(api, error), key -> new LongAdder()).add(count));
     }

@@ -1,6 +1,5 @@
 package io.purgatory.demo.broker.network;
 
-import io.purgatory.DelayedOperation;
 import io.purgatory.demo.broker.metrics.BrokerStats;
 import io.purgatory.demo.broker.server.Responder;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -40,7 +39,7 @@ final class CountingResponder implements Responder {
     }
 
     @Override
-    public void awaits(DelayedOperation operation) {
-        responder.awaits(operation);
+    public void awaits(Runnable completeNow) {
+        responder.awaits(completeNow);
     }
 }

@@ -7,7 +7,6 @@ import java.util.EnumSet;
 import java.util.Set;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.types.BoundField;
-import org.apache.kafka.common.protocol.types.Schema;
 import org.apache.kafka.common.protocol.types.Struct;
 
 /**
@@ -16,7 +15,7 @@ import org.apache.kafka.common.protocol.types.Struct;
  * {@code IncrementalAlterConfigs}: resources and their configs), before that parser runs. Those
  * collections accept repeats, and each repeat of a key (or each key with a colliding hash) probes
  * past all the earlier ones: a 16 MB {@code CreateTopics} of one repeated name would keep an event
- * loop parsing for hours. The body is first read with the request's generic {@link Schema}, which
+ * loop parsing for hours. The body is first read with the request's generic {@link org.apache.kafka.common.protocol.types.Schema}, which
  * keeps arrays as arrays (linear), and its arrays are counted: at most {@value #MAX_ENTRIES} entries
  * in any one, and {@value #MAX_TOTAL_ENTRIES} in all, which bounds the worst parse to about
  * {@code MAX_ENTRIES * MAX_TOTAL_ENTRIES / 2} probes. That is ample for any real request (Kafka's own

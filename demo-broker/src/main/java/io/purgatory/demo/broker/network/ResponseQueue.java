@@ -5,7 +5,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.socket.SocketChannel;
-import io.purgatory.DelayedOperation;
 import io.purgatory.demo.broker.server.Responder;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -92,14 +91,14 @@ public final class ResponseQueue {
      */
     void abandon() {
         abandoned = true;
-        List<DelayedOperation> awaited = new ArrayList<>();
+        List<Runnable> awaited = new ArrayList<>();
         for (Slot slot : slots) {
             if (slot.awaited != null) {
                 awaited.add(slot.awaited);
             }
         }
         slots.clear();
-        awaited.forEach(DelayedOperation::forceComplete);
+        awaited.forEach(Runnable::run);
     }
 
     /** Whether {@link #closeAfterFlush} was called: requests are no longer handled. On the event loop. */
@@ -153,7 +152,7 @@ public final class ResponseQueue {
         private ByteBuffer bytes; // event loop only
         private boolean done; // event loop only
         private boolean failed; // event loop only: no response, the connection closes here
-        private DelayedOperation awaited; // event loop only
+        private Runnable awaited; // event loop only: completes the parked operation the slot waits for
 
         private Slot(RequestHeader header) {
             this.correlationId = header.correlationId();
@@ -198,8 +197,8 @@ public final class ResponseQueue {
         }
 
         @Override
-        public void awaits(DelayedOperation operation) {
-            awaited = operation;
+        public void awaits(Runnable completeNow) {
+            awaited = completeNow;
         }
 
         /** Fills the slot on the event loop, always through its task queue, and tells the pipeline. */

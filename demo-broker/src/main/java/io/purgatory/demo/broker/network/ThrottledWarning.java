@@ -1,5 +1,6 @@
 package io.purgatory.demo.broker.network;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -16,9 +17,12 @@ public final class ThrottledWarning {
     private final Consumer<String> sink;
     private final long periodNanos;
     private final LongSupplier nanoClock;
-    private long nextNanos; // guarded by this
-    private boolean written; // guarded by this
-    private long suppressed; // guarded by this
+    @GuardedBy("this")
+    private long nextNanos;
+    @GuardedBy("this")
+    private boolean written;
+    @GuardedBy("this")
+    private long suppressed;
 
     /**
      * @param sink where a line goes, e.g. a logger's {@code warn}

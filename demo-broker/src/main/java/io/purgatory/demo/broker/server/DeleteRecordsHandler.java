@@ -48,7 +48,7 @@ final class DeleteRecordsHandler {
             }
         });
         if (parked != null) {
-            responder.awaits(parked);
+            responder.awaits(parked::forceComplete);
         }
     }
 

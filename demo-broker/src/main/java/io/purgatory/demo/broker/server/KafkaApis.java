@@ -2,7 +2,6 @@ package io.purgatory.demo.broker.server;
 
 import io.purgatory.demo.broker.cluster.Partition;
 import io.purgatory.demo.broker.coordinator.GroupCoordinator;
-import io.purgatory.demo.broker.config.BrokerConfig;
 import io.purgatory.demo.broker.metrics.BrokerStats;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -62,9 +61,9 @@ import org.apache.kafka.common.requests.SyncGroupRequest;
  * {@code CreatePartitions} and {@code DeleteTopics} ({@link TopicAdminHandler}),
  * {@code DescribeConfigs} and {@code IncrementalAlterConfigs} ({@link ConfigsHandler}) and
  * {@code DeleteRecords} ({@link DeleteRecordsHandler}), in every version kafka-clients supports.
- * With {@link BrokerConfig#autoCreateTopics()} on, a {@code Metadata} request that allows it
- * creates the valid unknown topics it names ({@link BrokerConfig#numPartitions()} partitions, every
- * replica), at most {@link BrokerConfig#maxTopicsPerRequest()} per request; they are described
+ * With {@code BrokerConfig#autoCreateTopics()} on, a {@code Metadata} request that allows it
+ * creates the valid unknown topics it names ({@code BrokerConfig#numPartitions()} partitions, every
+ * replica), at most {@code BrokerConfig#maxTopicsPerRequest()} per request; they are described
  * ready at once. The classic group APIs go to {@link GroupApis}, in front of the
  * {@link GroupCoordinator}; the new consumer protocol's APIs ({@code ConsumerGroupHeartbeat},
  * {@code ConsumerGroupDescribe}) are not advertised, so clients use the classic protocol. A request

@@ -66,7 +66,7 @@ final class ProduceHandler {
                     }
                 });
         if (parked != null) {
-            responder.awaits(parked);
+            responder.awaits(parked::forceComplete);
         }
     }
 

@@ -1,5 +1,6 @@
 package io.purgatory.demo.broker.server;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.purgatory.DelayedOperationPurgatory;
 import io.purgatory.PurgatoryMetrics;
 import io.purgatory.demo.broker.cluster.Partition;
@@ -82,9 +83,11 @@ public final class ReplicaManager implements AutoCloseable {
     private final ConcurrentSkipListMap<String, Topic> topicsByName = new ConcurrentSkipListMap<>();
     /** Topics by id; written under {@code metadataLock}. */
     private final ConcurrentHashMap<Uuid, Topic> topicsById = new ConcurrentHashMap<>();
-    /** Names with '.' or '_' by their unified form (Kafka refuses a topic whose name collides so). Guarded by {@code metadataLock}. */
+    /** Names with '.' or '_' by their unified form (Kafka refuses a topic whose name collides so). */
+    @GuardedBy("metadataLock")
     private final Map<String, String> collisionNames = new HashMap<>();
-    /** Partitions of every topic. Guarded by {@code metadataLock}. */
+    /** Partitions of every topic. */
+    @GuardedBy("metadataLock")
     private int partitionCount;
     private final DynamicConfigs dynamicConfigs;
     private final DelayedOperationPurgatory<DelayedProduce> producePurgatory;
@@ -505,11 +508,6 @@ public final class ReplicaManager implements AutoCloseable {
     private void fetchesSeeHighWatermark(Partition partition, long highWatermark) {
         fetchPurgatory.advance(partition.topicPartition(), highWatermark);
         fetchPurgatory.checkAndComplete(DelayedFetch.anyProgress(partition.topicPartition()));
-    }
-
-    /** acks=-1 produces waiting in the purgatory now. */
-    public long parkedProduces() {
-        return producePurgatory.numDelayed();
     }
 
     /**

@@ -1,6 +1,5 @@
 package io.purgatory.demo.broker.server;
 
-import io.purgatory.DelayedOperation;
 import org.apache.kafka.common.requests.AbstractResponse;
 
 /**
@@ -24,9 +23,10 @@ public interface Responder {
     void fail(RuntimeException cause);
 
     /**
-     * The response waits for {@code operation}, a parked produce or delete-records: if the connection closes
-     * first, the responder completes it at once (its response goes nowhere), so the purgatory
-     * does not hold it until its timeout. Called on the thread handling the request.
+     * The response waits for a parked operation (a produce or delete-records): if the connection
+     * closes first, the responder runs {@code completeNow}, which completes it at once (its
+     * response goes nowhere), so the purgatory does not hold it until its timeout. Called on the
+     * thread handling the request. (A callback, so the network layer knows nothing of purgatories.)
      */
-    void awaits(DelayedOperation operation);
+    void awaits(Runnable completeNow);
 }

@@ -189,13 +189,13 @@ class DashboardBrowserTest {
         return highest;
     }
 
-    /** The highest {@code latenessP99Ms} of the purgatories in {@code /api/state}. */
+    /** The highest {@code expiryLateness.p99Ms} of the purgatories in {@code /api/state}. */
     private long highestP99InTheState() throws IOException, InterruptedException {
         HttpResponse<String> response = HttpClient.newHttpClient().send(
                 HttpRequest.newBuilder(URI.create(dashboard.url()).resolve("/api/state")).build(), HttpResponse.BodyHandlers.ofString());
         long highest = 0;
         for (JsonNode purgatory : JSON.readTree(response.body()).get("purgatories")) {
-            highest = Math.max(highest, purgatory.get("latenessP99Ms").asLong());
+            highest = Math.max(highest, purgatory.get("expiryLateness").get("p99Ms").asLong());
         }
         return highest;
     }

@@ -87,7 +87,7 @@ class TopicChangesStressTest {
             }
 
             assertEquals(sent.get(), answered.get(), "every parked request answered, once, by the deletes at the latest");
-            assertEquals(0, replicaManager.parkedProduces());
+            assertEquals(0, replicaManager.producePurgatoryMetrics().delayed());
             assertEquals(0, replicaManager.parkedDeleteRecords());
             assertEquals(0, replicaManager.producePurgatoryMetrics().expired());
             assertEquals(List.of("demo"), replicaManager.topics().stream().map(ReplicaManager.Topic::name).toList());
