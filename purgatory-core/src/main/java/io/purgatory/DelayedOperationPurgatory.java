@@ -433,6 +433,11 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
         return name;
     }
 
+    /** The timer that expires this purgatory's operations. */
+    Timer timer() {
+        return timer;
+    }
+
     /**
      * Expires every pending operation on this thread ({@code onComplete}, then
      * {@code onExpiration}), then stops the purge reaper and, if the purgatory made it, the timer.
@@ -512,7 +517,6 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
 
     private void watching(OperationState op, Watch watches) {
         op.watches = watches;
-        op.watching = true;
         delayed.increment();
     }
 
@@ -535,10 +539,9 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
     /** Turns the operation's entries into tombstones and stops counting it as delayed. */
     private void release(OperationState op) {
         assert op.isHeldByCurrentThread();
-        if (!op.watching) {
+        if (!op.isWatching()) {
             return;
         }
-        op.watching = false;
         int released = 0;
         if (op.firstList != null) {
             op.firstList.clear(op);
