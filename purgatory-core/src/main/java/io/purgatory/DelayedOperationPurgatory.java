@@ -4,11 +4,12 @@ import io.purgatory.timer.SystemTimer;
 import io.purgatory.timer.Timer;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.RandomAccess;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
@@ -167,10 +168,23 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
      */
     public boolean tryCompleteElseWatch(T operation, Collection<?> watchKeys) {
         Objects.requireNonNull(operation, "operation");
-        for (Object key : watchKeys) {
-            Objects.requireNonNull(key, "watch key");
+        List<?> keys = keyList(watchKeys);
+        for (int i = 0, n = keys.size(); i < n; i++) {
+            Objects.requireNonNull(keys.get(i), "watch key");
         }
-        return offer(operation, watchKeys.isEmpty() ? List.of(NO_KEY) : watchKeys, null);
+        return offer(operation, keys.isEmpty() ? List.of(NO_KEY) : keys, null);
+    }
+
+    /**
+     * The keys as a list that is indexed without an iterator: the collection itself when it is a
+     * {@link RandomAccess} list (what callers pass: {@code List.of}, an {@code ArrayList}), so that
+     * parking allocates nothing but the operation's watches; else a copy.
+     */
+    private static List<?> keyList(Collection<?> keys) {
+        if (keys instanceof List<?> list && keys instanceof RandomAccess) {
+            return list;
+        }
+        return Arrays.asList(keys.toArray());
     }
 
     /**
@@ -246,8 +260,8 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
      * The offer behind every {@code tryCompleteElseWatch}: the operation watches {@code keys}, or,
      * when that is null, each key of {@code positions} at its position.
      */
-    private boolean offer(T operation, Collection<?> keys, Map<?, Long> positions) {
-        Attempts attempts = new Attempts();
+    private boolean offer(T operation, List<?> keys, Map<?, Long> positions) {
+        Throwable failure = null; // of tryComplete: kept to rethrow at the end (no Attempts: parking allocates nothing)
         boolean offeredAfterClose;
         boolean completedNow = false;
         boolean parked = false;
@@ -263,8 +277,12 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
             operation.purgatory = this;
             offeredAfterClose = closed;
             if (!offeredAfterClose) {
-                if (tryOnce(operation, attempts)) {
-                    return true; // nothing linked
+                try {
+                    if (operation.tryCompleteHook()) {
+                        return true; // nothing linked
+                    }
+                } catch (RuntimeException | Error e) {
+                    failure = e; // counts as false
                 }
                 if (!operation.isDone()) { // it is when tryComplete completed it and then threw
                     if (keys != null) {
@@ -272,7 +290,11 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
                     } else {
                         watchAt(operation, positions);
                     }
-                    completedNow = tryOnce(operation, attempts);
+                    try {
+                        completedNow = operation.tryCompleteHook();
+                    } catch (RuntimeException | Error e) {
+                        failure = Attempts.first(failure, e); // counts as false
+                    }
                     parked = !operation.isDone();
                 }
             }
@@ -287,7 +309,7 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
             try {
                 completedNow = operation.retryIfPending(); // a retry another thread asked for while this one held the lock
             } catch (RuntimeException | Error e) {
-                attempts.failed(e);
+                failure = Attempts.first(failure, e);
             }
         }
         if (closed) {
@@ -298,24 +320,14 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
                 takeList(key, this::expireOnClose);
             }
             operation.expire(Completion.CLOSED);
-            attempts.result();
+            Attempts.rethrow(failure);
             return true;
         }
         if (!completedNow && parked) {
             schedule(operation);
         }
-        attempts.result();
+        Attempts.rethrow(failure);
         return completedNow;
-    }
-
-    /** One try of an offer, under the operation's lock: an exception counts as false, and is kept to rethrow. */
-    private static boolean tryOnce(OperationState operation, Attempts attempts) {
-        try {
-            return operation.tryCompleteHook();
-        } catch (RuntimeException | Error e) {
-            attempts.failed(e);
-            return false;
-        }
     }
 
     /** Adds the operation's expiry (the operation itself, as a timer node) to the timer, at its deadline. */
@@ -492,14 +504,13 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
     // --- internals ---
 
     /** Links the operation into its first key's list itself, and a {@link Watch} into each other key's. */
-    private void watch(OperationState op, Collection<?> keys) {
+    private void watch(OperationState op, List<?> keys) {
         assert op.isHeldByCurrentThread();
-        Iterator<?> it = keys.iterator();
-        link(it.next(), op, 0);
+        link(keys.get(0), op, 0);
         Watch head = null;
-        while (it.hasNext()) {
+        for (int i = 1, n = keys.size(); i < n; i++) {
             head = new Watch(op, head);
-            link(it.next(), head, 0);
+            link(keys.get(i), head, 0);
         }
         watching(op, head);
     }

@@ -61,7 +61,8 @@ class OperationStateTest {
         assertThrows(IllegalArgumentException.class, GreedyOperation::takeControl, "a subclass of an operation is not the node's direct subclass");
         assertThrows(IllegalArgumentException.class, () -> TimerNode.Control.of(MethodHandles.lookup(), node -> { }, node -> null), "not a node class");
         assertThrows(IllegalArgumentException.class,
-                () -> TimerNode.Control.of(MethodHandles.lookup().in(OperationState.class), node -> { }, node -> null), "a lookup without private access to OperationState");
+                () -> TimerNode.Control.of(MethodHandles.lookup().in(OperationState.class), node -> { }, node -> null),
+                "a lookup without private access to OperationState");
         assertTrue(ForeignNode.CONTROL != null, "a class that extends TimerNode directly takes its control");
         assertThrows(IllegalStateException.class, ForeignNode::takeControlAgain, "once");
     }
