@@ -65,8 +65,10 @@ import org.slf4j.LoggerFactory;
  * unreachable at once, whatever {@code purgeInterval} is. Tombstones among a list's entries are
  * removed lazily: when a {@code checkAndComplete} walks the list and finds a quarter of it dead, and
  * by a purge of every list once more than {@code purgeInterval} of them are linked. The purge runs
- * on the purgatory's reaper thread ({@code <name>-purge-reaper}), or, with the reaper disabled, on
- * the thread whose completion crossed the threshold. A position index removes its own tombstones
+ * on the purgatory's reaper thread ({@code <name>-purge-reaper}), which rests four times as long
+ * as each purge took before the next (so more than {@code purgeInterval} tombstones may linger
+ * meanwhile), or, with the reaper disabled, on the thread whose completion crossed the threshold. A
+ * position index removes its own tombstones
  * once they are half of it, checked after each completion and each advance, so it holds fewer
  * tombstones than live watches, or none.
  *
@@ -93,6 +95,8 @@ import org.slf4j.LoggerFactory;
 public final class DelayedOperationPurgatory<T extends OperationState> implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(DelayedOperationPurgatory.class);
+    /** The purge reaper rests this many times as long as its last purge took (see {@code reapPurges}). */
+    private static final long PURGE_REST_FACTOR = 4;
     /** The key under which operations offered with no keys are kept, so that close() finds them. */
     private static final Object NO_KEY = new Object() {
         @Override
@@ -619,12 +623,26 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
         }
     }
 
+    /**
+     * The purge reaper: purges when woken past the threshold, then rests {@value #PURGE_REST_FACTOR}
+     * times as long as the purge took, so that it spends at most a fifth of a core on purges however
+     * fast operations complete (a purge walks every list: under a high completion rate the threshold
+     * is crossed again at once, and purging back to back took a core's quarter from the timer's
+     * threads). Tombstones reference nothing, so the rest costs a few bytes per tombstone, not the
+     * operations' payloads.
+     */
     private void reapPurges() {
         while (!closed) {
-            LockSupport.park(this);
-            if (!closed && counts.tombstones.get() > purgeInterval) {
-                purge();
+            if (counts.tombstones.get() <= purgeInterval) {
+                LockSupport.park(this); // a completion that crosses the threshold unparks it after counting
+                continue;
             }
+            long start = System.nanoTime();
+            purge();
+            long restUntil = System.nanoTime() + PURGE_REST_FACTOR * (System.nanoTime() - start);
+            for (long rest; !closed && (rest = restUntil - System.nanoTime()) > 0; ) {
+                LockSupport.parkNanos(this, rest); // a completion's unpark ends it early: park again
+            } // then look at the count again: the unparks the rest swallowed are not lost
         }
     }
 
@@ -637,11 +655,12 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
             long removed = 0;
             for (var entry : watchLists.entrySet()) {
                 WatchList list = entry.getValue();
-                removed += list.removeTombstones();
+                removed += list.dropTombstones();
                 if (list.isEmpty()) {
                     unmapIfEmpty(entry.getKey(), list);
                 }
             }
+            counts.unlinked(removed);
             metrics.onPurged(removed);
             LOG.debug("Purgatory {}: purged {} completed watches", name, removed);
         } finally {
