@@ -124,6 +124,16 @@ class OperationStateTest {
     }
 
     @Test
+    void theDelayIsKeptExactlyUpTo24DaysThenRoundedUpToTheSecondAndNeverShortened() {
+        assertEquals(0, new TestOperation(0).delayMs());
+        assertEquals(Integer.MAX_VALUE, new TestOperation(Integer.MAX_VALUE).delayMs(), "24.8 days, exactly");
+        assertEquals(2_147_484_000L, new TestOperation(Integer.MAX_VALUE + 1L).delayMs(), "rounded up to a whole second");
+        assertEquals(30L * 24 * 3_600_000, new TestOperation(30L * 24 * 3_600_000).delayMs(), "30 days: whole seconds, exact");
+        assertEquals(Long.MAX_VALUE, new TestOperation(Long.MAX_VALUE).delayMs(), "never");
+        assertEquals(Long.MAX_VALUE, new TestOperation(Long.MAX_VALUE / 2).delayMs(), "beyond 68 years: never");
+    }
+
+    @Test
     void withdrawingAKeyTakesItsOperationsOffEveryListAndTheTimerWithoutCompletingThem() {
         try (MockTimer timer = new MockTimer();
              DelayedOperationPurgatory<TestOperation> purgatory =
