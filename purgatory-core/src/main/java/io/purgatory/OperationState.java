@@ -15,11 +15,14 @@ import java.util.concurrent.locks.LockSupport;
  * <p>{@link DelayedOperation} is the public face of it. The class is public and abstract only so
  * that a class which cannot extend {@code DelayedOperation} can carry the state too: Kafka's own
  * {@code DelayedOperation}, which must extend Kafka's {@code TimerTask}, does so through a bridge
- * class in this package (the {@code purgatory-kafka} module). Everything here is package-private,
- * so no public or protected method of a subclass can run, cancel or add an operation's expiry: the
- * node's {@link TimerNode.Control}, which only this class can hold, does that. A subclass implements
- * the package-private hooks ({@link #tryCompleteHook}, {@link #onCompleteHook},
- * {@link #onExpirationHook}, {@link #expiryDelayMs}); only a class of this package can.
+ * class in this package (the {@code purgatory-kafka} module). Everything here is package-private
+ * but the timer's two calls, {@link #onDue} and {@link #timer}, which are final and take a
+ * {@link TimerNode.Due} only a timer has; so no public or protected method of a subclass can run,
+ * cancel or add an operation's expiry: the node's {@link TimerNode.Control}, which only this class
+ * can hold, adds and cancels it. A subclass implements the package-private hooks
+ * ({@link #tryCompleteHook}, {@link #onCompleteHook}, {@link #onExpirationHook},
+ * {@link #expiryDelayMs}; a bridge may override {@link #expiryDue} and {@link #expiryTimer}); only a
+ * class of this package can.
  *
  * <h2>Exactly once</h2>
  * Completion happens under the lock and sets the completion from null to how it completed, once:
@@ -33,8 +36,7 @@ import java.util.concurrent.locks.LockSupport;
  * methods that rely on it assert {@link #isHeldByCurrentThread()}) guards {@code purgatory},
  * {@code firstList}, {@code watches} and the writing of {@code completion} (which carries a
  * cancellation's reason), and is held while the try and the completion hooks run; {@code completion}
- * is volatile;
- * {@code retryPending} is an atomic flag read and written without the lock (see
+ * is volatile; {@code retryPending} is an atomic flag read and written without the lock (see
  * {@link #maybeTryComplete()}); {@code firstSlot} is guarded by {@code firstList}'s monitor.
  *
  * <p>The lock is built in rather than a {@code ReentrantLock} beside it: the field {@code owner} is
@@ -47,7 +49,7 @@ import java.util.concurrent.locks.LockSupport;
  */
 public abstract class OperationState extends TimerNode {
 
-    /** Adds, cancels and runs the expiries of operations; this class's alone (see {@link TimerNode.Control}). */
+    /** Adds and cancels the expiries of operations; this class's alone (see {@link TimerNode.Control}). */
     private static final TimerNode.Control EXPIRY = TimerNode.Control.of(MethodHandles.lookup());
     private static final VarHandle RETRY_PENDING;
     private static final VarHandle OWNER;
