@@ -2,13 +2,14 @@ package io.purgatory;
 
 import io.purgatory.timer.SystemTimer;
 import io.purgatory.timer.Timer;
-import io.purgatory.timer.TimerTask;
 import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.RandomAccess;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
@@ -64,8 +65,10 @@ import org.slf4j.LoggerFactory;
  * unreachable at once, whatever {@code purgeInterval} is. Tombstones among a list's entries are
  * removed lazily: when a {@code checkAndComplete} walks the list and finds a quarter of it dead, and
  * by a purge of every list once more than {@code purgeInterval} of them are linked. The purge runs
- * on the purgatory's reaper thread ({@code <name>-purge-reaper}), or, with the reaper disabled, on
- * the thread whose completion crossed the threshold. A position index removes its own tombstones
+ * on the purgatory's reaper thread ({@code <name>-purge-reaper}), which rests four times as long
+ * as each purge took before the next (so more than {@code purgeInterval} tombstones may linger
+ * meanwhile), or, with the reaper disabled, on the thread whose completion crossed the threshold. A
+ * position index removes its own tombstones
  * once they are half of it, checked after each completion and each advance, so it holds fewer
  * tombstones than live watches, or none.
  *
@@ -89,9 +92,11 @@ import org.slf4j.LoggerFactory;
  *
  * @param <T> the operations it holds
  */
-public final class DelayedOperationPurgatory<T extends DelayedOperation> implements AutoCloseable {
+public final class DelayedOperationPurgatory<T extends OperationState> implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(DelayedOperationPurgatory.class);
+    /** The purge reaper rests this many times as long as its last purge took (see {@code reapPurges}). */
+    private static final long PURGE_REST_FACTOR = 4;
     /** The key under which operations offered with no keys are kept, so that close() finds them. */
     private static final Object NO_KEY = new Object() {
         @Override
@@ -140,6 +145,15 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     }
 
     /**
+     * A builder for a purgatory of operations that carry the {@link OperationState} without being
+     * {@link DelayedOperation}s (Kafka's, through the {@code purgatory-kafka} bridge); package-private,
+     * so that the public builder keeps inferring {@code DelayedOperation} in a chain.
+     */
+    static <T extends OperationState> Builder<T> builderOfStates(String name) {
+        return new Builder<>(name);
+    }
+
+    /**
      * Tries the operation; if it cannot complete, watches every key, tries again, and schedules its
      * expiry. Keys are compared with {@code equals}; an empty collection means the operation only
      * waits for its expiry (or {@code forceComplete}).
@@ -158,10 +172,23 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      */
     public boolean tryCompleteElseWatch(T operation, Collection<?> watchKeys) {
         Objects.requireNonNull(operation, "operation");
-        for (Object key : watchKeys) {
-            Objects.requireNonNull(key, "watch key");
+        List<?> keys = keyList(watchKeys);
+        for (int i = 0, n = keys.size(); i < n; i++) {
+            Objects.requireNonNull(keys.get(i), "watch key");
         }
-        return offer(operation, watchKeys.isEmpty() ? List.of(NO_KEY) : watchKeys, null);
+        return offer(operation, keys.isEmpty() ? List.of(NO_KEY) : keys, null);
+    }
+
+    /**
+     * The keys as a list that is indexed without an iterator: the collection itself when it is a
+     * {@link RandomAccess} list (what callers pass: {@code List.of}, an {@code ArrayList}), so that
+     * parking allocates nothing but the operation's watches; else a copy.
+     */
+    private static List<?> keyList(Collection<?> keys) {
+        if (keys instanceof List<?> list && keys instanceof RandomAccess) {
+            return list;
+        }
+        return Arrays.asList(keys.toArray());
     }
 
     /**
@@ -227,7 +254,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             return 0;
         }
         Attempts attempts = new Attempts();
-        for (DelayedOperation op : list.takeDue(position)) {
+        for (OperationState op : list.takeDue(position)) {
             attempts.retry(op);
         }
         return attempts.result();
@@ -237,36 +264,42 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      * The offer behind every {@code tryCompleteElseWatch}: the operation watches {@code keys}, or,
      * when that is null, each key of {@code positions} at its position.
      */
-    private boolean offer(T operation, Collection<?> keys, Map<?, Long> positions) {
-        Attempts attempts = new Attempts();
+    private boolean offer(T operation, List<?> keys, Map<?, Long> positions) {
+        Throwable failure = null; // of tryComplete: kept to rethrow at the end (no Attempts: parking allocates nothing)
         boolean offeredAfterClose;
         boolean completedNow = false;
-        TimerTask expiry = null;
+        boolean parked = false;
         operation.lock();
         try {
             if (operation.purgatory != null) {
                 throw new IllegalStateException("operation already offered to purgatory "
                         + operation.purgatory.name + ": " + operation);
             }
-            if (operation.isCompleted()) {
+            if (operation.isDone()) {
                 return false;
             }
             operation.purgatory = this;
             offeredAfterClose = closed;
             if (!offeredAfterClose) {
-                if (tryOnce(operation, attempts)) {
-                    return true; // nothing linked
+                try {
+                    if (operation.tryCompleteHook()) {
+                        return true; // nothing linked
+                    }
+                } catch (RuntimeException | Error e) {
+                    failure = e; // counts as false
                 }
-                if (!operation.isCompleted()) { // it is when tryComplete completed it and then threw
+                if (!operation.isDone()) { // it is when tryComplete completed it and then threw
                     if (keys != null) {
                         watch(operation, keys);
                     } else {
                         watchAt(operation, positions);
                     }
-                    completedNow = tryOnce(operation, attempts);
-                    if (!operation.isCompleted()) {
-                        expiry = operation.scheduleExpiry();
+                    try {
+                        completedNow = operation.tryCompleteHook();
+                    } catch (RuntimeException | Error e) {
+                        failure = Attempts.first(failure, e); // counts as false
                     }
+                    parked = !operation.isDone();
                 }
             }
         } finally {
@@ -276,11 +309,11 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             operation.expire(Completion.CLOSED); // outside the lock: onExpiration runs without it
             return true;
         }
-        if (!completedNow && expiry != null) {
+        if (!completedNow && parked) {
             try {
                 completedNow = operation.retryIfPending(); // a retry another thread asked for while this one held the lock
             } catch (RuntimeException | Error e) {
-                attempts.failed(e);
+                failure = Attempts.first(failure, e);
             }
         }
         if (closed) {
@@ -291,32 +324,20 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
                 takeList(key, this::expireOnClose);
             }
             operation.expire(Completion.CLOSED);
-            attempts.result();
+            Attempts.rethrow(failure);
             return true;
         }
-        if (!completedNow && expiry != null) {
-            schedule(operation, expiry);
+        if (!completedNow && parked) {
+            schedule(operation);
         }
-        attempts.result();
+        Attempts.rethrow(failure);
         return completedNow;
     }
 
-    /** One try of an offer, under the operation's lock: an exception counts as false, and is kept to rethrow. */
-    private static boolean tryOnce(DelayedOperation operation, Attempts attempts) {
+    /** Adds the operation's expiry (the operation itself, as a timer node) to the timer, at its deadline. */
+    private void schedule(OperationState operation) {
         try {
-            return operation.tryComplete();
-        } catch (RuntimeException | Error e) {
-            attempts.failed(e);
-            return false;
-        }
-    }
-
-    /** Adds the operation's expiry to the timer, at its deadline. */
-    private void schedule(DelayedOperation operation, TimerTask expiry) {
-        long now = timer.nowMs();
-        operation.deadlineMs = now + Math.min(operation.delayMs(), Long.MAX_VALUE - now);
-        try {
-            timer.add(expiry); // a no-op if it completed meanwhile: completion cancels the task
+            operation.scheduleExpiry(timer, operation.expiryDelayMs()); // a no-op if it completed meanwhile: completion cancels it
         } catch (IllegalStateException timerClosed) {
             // closed by close() after its sweep (which found this operation), or by its owner before this
             // purgatory: either way nothing will expire the operation now but this thread
@@ -384,6 +405,41 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         return attempts.result();
     }
 
+    /**
+     * Takes every operation watching key off this purgatory <em>without completing it</em>: its
+     * expiry is cancelled, its watches on every key become tombstones, it is no longer counted as
+     * delayed, and it is returned to the caller, who must answer it. The key's list goes with them.
+     * An operation that completed meanwhile, or whose expiry already fired, is left to that path and
+     * not returned. Kafka's {@code cancelForKey} has these semantics; package-private, for the
+     * {@code purgatory-kafka} bridge, since no public method may leave an operation unanswered (the
+     * public form, {@link #cancelForKey}, completes them).
+     *
+     * @return the operations withdrawn, in the list's order
+     */
+    @SuppressWarnings("unchecked") // every operation linked here was offered as a T
+    List<T> withdrawForKey(Object key) {
+        List<T> withdrawn = new ArrayList<>();
+        takeList(Objects.requireNonNull(key, "key"), op -> {
+            if (withdraw(op)) {
+                withdrawn.add((T) op);
+            }
+        });
+        return withdrawn;
+    }
+
+    private boolean withdraw(OperationState op) {
+        op.lock();
+        try {
+            if (op.isDone() || !op.cancelExpiry()) {
+                return false; // completed, or its expiry has fired and will complete it
+            }
+            release(op);
+            return true;
+        } finally {
+            op.unlock();
+        }
+    }
+
     /** Counters, gauges and the expiry lateness histogram of this purgatory. */
     public PurgatoryMetrics metrics() {
         return metrics;
@@ -391,6 +447,11 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     public String name() {
         return name;
+    }
+
+    /** The timer that expires this purgatory's operations. */
+    Timer timer() {
+        return timer;
     }
 
     /**
@@ -428,39 +489,38 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         return "DelayedOperationPurgatory[" + name + ", delayed " + numDelayed() + ", watched " + watched() + "]";
     }
 
-    // --- called by DelayedOperation, under the operation's lock ---
+    // --- called by OperationState, under the operation's lock ---
 
-    void completed(DelayedOperation op, Completion how) {
+    void completed(OperationState op, Completion how) {
         release(op);
         if (how == Completion.COMPLETED || how == Completion.CANCELLED) {
             metrics.onCompleted();
         }
     }
 
-    void expired(DelayedOperation op, Completion how) {
+    void expired(OperationState op, Completion how) {
         metrics.onExpired();
         if (how == Completion.EXPIRED) {
-            metrics.expiryLateness().record(timer.nowMs() - op.deadlineMs);
+            metrics.expiryLateness().record(timer.nowMs() - op.deadlineMs());
         }
     }
 
     // --- internals ---
 
     /** Links the operation into its first key's list itself, and a {@link Watch} into each other key's. */
-    private void watch(DelayedOperation op, Collection<?> keys) {
+    private void watch(OperationState op, List<?> keys) {
         assert op.isHeldByCurrentThread();
-        Iterator<?> it = keys.iterator();
-        link(it.next(), op, 0);
+        link(keys.get(0), op, 0);
         Watch head = null;
-        while (it.hasNext()) {
+        for (int i = 1, n = keys.size(); i < n; i++) {
             head = new Watch(op, head);
-            link(it.next(), head, 0);
+            link(keys.get(i), head, 0);
         }
         watching(op, head);
     }
 
     /** Links a {@link PositionWatch} into each key's list, at the key's position. */
-    private void watchAt(DelayedOperation op, Map<?, Long> positions) {
+    private void watchAt(OperationState op, Map<?, Long> positions) {
         assert op.isHeldByCurrentThread();
         Watch head = null;
         for (Map.Entry<?, Long> entry : positions.entrySet()) {
@@ -470,9 +530,8 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         watching(op, head);
     }
 
-    private void watching(DelayedOperation op, Watch watches) {
+    private void watching(OperationState op, Watch watches) {
         op.watches = watches;
-        op.watching = true;
         delayed.increment();
     }
 
@@ -493,12 +552,11 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     }
 
     /** Turns the operation's entries into tombstones and stops counting it as delayed. */
-    private void release(DelayedOperation op) {
+    private void release(OperationState op) {
         assert op.isHeldByCurrentThread();
-        if (!op.watching) {
+        if (!op.isWatching()) {
             return;
         }
-        op.watching = false;
         int released = 0;
         if (op.firstList != null) {
             op.firstList.clear(op);
@@ -515,7 +573,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         }
     }
 
-    private void expireOnClose(DelayedOperation op) {
+    private void expireOnClose(OperationState op) {
         try {
             op.expire(Completion.CLOSED);
         } catch (RuntimeException | Error e) {
@@ -528,14 +586,14 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      * completes or cancels it, so that its watches become tombstones), then counts the list's
      * entries unlinked. Nothing if key has no list.
      */
-    private void takeList(Object key, Consumer<DelayedOperation> action) {
+    private void takeList(Object key, Consumer<OperationState> action) {
         WatchList list = watchLists.remove(key);
         if (list == null) {
             return;
         }
         Object[] entries = list.detach();
         for (Object entry : entries) {
-            DelayedOperation op = WatchList.operationOf(entry);
+            OperationState op = WatchList.operationOf(entry);
             if (op != null) {
                 action.accept(op);
             }
@@ -565,12 +623,26 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         }
     }
 
+    /**
+     * The purge reaper: purges when woken past the threshold, then rests {@value #PURGE_REST_FACTOR}
+     * times as long as the purge took, so that it spends at most a fifth of a core on purges however
+     * fast operations complete (a purge walks every list: under a high completion rate the threshold
+     * is crossed again at once, and purging back to back took a core's quarter from the timer's
+     * threads). Tombstones reference nothing, so the rest costs a few bytes per tombstone, not the
+     * operations' payloads.
+     */
     private void reapPurges() {
         while (!closed) {
-            LockSupport.park(this);
-            if (!closed && counts.tombstones.get() > purgeInterval) {
-                purge();
+            if (counts.tombstones.get() <= purgeInterval) {
+                LockSupport.park(this); // a completion that crosses the threshold unparks it after counting
+                continue;
             }
+            long start = System.nanoTime();
+            purge();
+            long restUntil = System.nanoTime() + PURGE_REST_FACTOR * (System.nanoTime() - start);
+            for (long rest; !closed && (rest = restUntil - System.nanoTime()) > 0; ) {
+                LockSupport.parkNanos(this, rest); // a completion's unpark ends it early: park again
+            } // then look at the count again: the unparks the rest swallowed are not lost
         }
     }
 
@@ -583,11 +655,12 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             long removed = 0;
             for (var entry : watchLists.entrySet()) {
                 WatchList list = entry.getValue();
-                removed += list.removeTombstones();
+                removed += list.dropTombstones();
                 if (list.isEmpty()) {
                     unmapIfEmpty(entry.getKey(), list);
                 }
             }
+            counts.unlinked(removed);
             metrics.onPurged(removed);
             LOG.debug("Purgatory {}: purged {} completed watches", name, removed);
         } finally {
@@ -619,7 +692,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      * Builds a purgatory. Defaults: its own {@link SystemTimer} (closed with the purgatory),
      * purgeInterval 1000, reaper enabled. A timer given here is not closed by the purgatory.
      */
-    public static final class Builder<T extends DelayedOperation> {
+    public static final class Builder<T extends OperationState> {
         private final String name;
         private Timer timer;
         private int purgeInterval = 1000;

@@ -1,0 +1,439 @@
+package io.purgatory;
+
+import io.purgatory.timer.Timer;
+import io.purgatory.timer.TimerNode;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The state the purgatory keeps in every operation it parks, in the operation itself: its lock, how
+ * it completed, its first watch-list entry, its other watches, and (as a {@link TimerNode}) its own
+ * expiry in the timer's wheel. So a parked operation is one object, plus one {@link Watch} per key
+ * after the first.
+ *
+ * <p>{@link DelayedOperation} is the public face of it. The class is public and abstract only so
+ * that a class which cannot extend {@code DelayedOperation} can carry the state too: Kafka's own
+ * {@code DelayedOperation}, which must extend Kafka's {@code TimerTask}, does so through a bridge
+ * class in this package (the {@code purgatory-kafka} module). Everything here is package-private
+ * but the timer's two calls, {@link #onDue} and {@link #timer}, which are final and take a
+ * {@link TimerNode.Due} only a timer has; so no public or protected method of a subclass can run,
+ * cancel or add an operation's expiry: the node's {@link TimerNode.Control}, which only this class
+ * can hold, adds and cancels it. A subclass implements the package-private hooks
+ * ({@link #tryCompleteHook}, {@link #onCompleteHook}, {@link #onExpirationHook},
+ * {@link #expiryDelayMs}; a bridge may override {@link #expiryDue} and {@link #expiryTimer}); only a
+ * class of this package can.
+ *
+ * <h2>Exactly once</h2>
+ * Completion happens under the lock and sets the completion from null to how it completed, once:
+ * whichever path gets there first wins; the losers do nothing. The winner cancels the expiry, then
+ * runs {@code onCompleteHook()} once. On expiry {@code onExpirationHook()} runs after it, with the
+ * lock released. Because the try and the completion both run under the lock, they never run at the
+ * same time for one operation (KAFKA-19312).
+ *
+ * <h2>Thread-safety</h2>
+ * Thread-safe. The lock (a lock of its own, which Error Prone's {@code @GuardedBy} cannot check: the
+ * methods that rely on it assert {@link #isHeldByCurrentThread()}) guards {@code purgatory},
+ * {@code firstList}, {@code watches} and the writing of {@code completion} (which carries a
+ * cancellation's reason), and is held while the try and the completion hooks run; {@code completion}
+ * is volatile; {@code retryPending} is an atomic flag read and written without the lock (see
+ * {@link #maybeTryComplete()}); {@code firstSlot} is guarded by {@code firstList}'s monitor.
+ *
+ * <p>The lock is built in rather than a {@code ReentrantLock} beside it: the field {@code owner} is
+ * the holding thread's id (taken by compare-and-set, released by a volatile write) and, in its low
+ * bits, its re-entry count, changed by the owner only. This keeps the operation one object
+ * (a {@code ReentrantLock} is two more, about 48 bytes, and two more cache misses for every
+ * operation that {@code checkAndComplete} walks past). A thread that must wait for the lock spins
+ * briefly, then yields, then parks in {@code waiter} until {@code unlock} wakes it: the lock is only
+ * ever held for one try or one completion.
+ */
+public abstract class OperationState extends TimerNode {
+
+    /** Adds and cancels the expiries of operations; this class's alone (see {@link TimerNode.Control}). */
+    private static final TimerNode.Control EXPIRY = TimerNode.Control.of(MethodHandles.lookup());
+    private static final VarHandle RETRY_PENDING;
+    private static final VarHandle OWNER;
+    private static final VarHandle WAITER;
+    /** {@code owner} when no thread holds the lock; thread ids are positive. */
+    private static final long FREE = 0L;
+    /** The low bits of {@code owner} count the holds; the thread's id is above them. */
+    private static final int HOLD_BITS = 16;
+    private static final long HOLDS = (1L << HOLD_BITS) - 1;
+    /** How long a waiter that could not take the {@code waiter} slot parks before it looks again. */
+    private static final long POLL_NANOS = 100_000L;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            RETRY_PENDING = lookup.findVarHandle(OperationState.class, "retryPending", boolean.class);
+            WAITER = lookup.findVarHandle(OperationState.class, "waiter", Thread.class);
+            OWNER = lookup.findVarHandle(OperationState.class, "owner", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /**
+     * The id of the thread holding the lock shifted left by {@value #HOLD_BITS}, plus how many times
+     * it holds it (the lock is re-entrant), or {@link #FREE}. An id rather than the {@code Thread}:
+     * taking the lock then stores no reference into the (usually old) operation, so the collector
+     * has no card to mark and refine for every operation a walk tries. Ids are below 2^47 (they
+     * count the threads the JVM has made).
+     */
+    private volatile long owner;
+    /**
+     * How the operation completed: null until it has, then a {@link Completion}, or a
+     * {@link CancelledFor} holding the reason of a cancellation given one (the one case that
+     * allocates, so that no operation carries a reason field). Written once, under the lock.
+     */
+    private volatile Object completion;
+    /** Set by a thread that wanted to retry the try but found the lock taken. */
+    private volatile boolean retryPending;
+    /** A thread parked in {@link #lock()} until {@link #unlock()} wakes it; at most one at a time. */
+    private volatile Thread waiter;
+
+    /** The purgatory this operation was offered to, or null. Guarded by lock. */
+    DelayedOperationPurgatory<?> purgatory;
+    /** The list of the first key watched, where this operation is its own entry, or null. Guarded by lock. */
+    WatchList firstList;
+    /** This operation's slot in {@code firstList}. Guarded by {@code firstList}'s monitor. */
+    int firstSlot;
+    /** Head of the watches for the keys other than the first (for every key, with positions), linked through {@link Watch#sibling}. Guarded by lock. */
+    Watch watches;
+
+    /** For {@link DelayedOperation} and bridges of this package. */
+    OperationState() {
+    }
+
+    // --- the hooks a subclass implements ---
+
+    /**
+     * Checks whether the operation can complete now; if so, completes it ({@link #complete}) and
+     * returns that call's result. Called under the lock; what it throws counts as false.
+     */
+    abstract boolean tryCompleteHook();
+
+    /** Runs exactly once, under the lock, on whichever path completed the operation. */
+    abstract void onCompleteHook();
+
+    /** Runs after {@link #onCompleteHook()} when the operation completed by expiring; the lock is released. */
+    abstract void onExpirationHook();
+
+    /** How long after it is parked the operation expires, in milliseconds. */
+    abstract long expiryDelayMs();
+
+    /**
+     * The timer the operation's expiry was added to: its purgatory's. A bridge whose objects are
+     * also added to a timer directly (Kafka's {@code TimerTask}) keeps that timer and returns it.
+     */
+    Timer expiryTimer() {
+        DelayedOperationPurgatory<?> p = purgatory;
+        return p == null ? null : p.timer();
+    }
+
+    /**
+     * What the timer does when the operation's expiry is due, on its expiry thread: expires it
+     * ({@link Completion#EXPIRED}). A bridge whose objects are timer tasks as well (Kafka's
+     * {@code TimerTask}) runs them instead.
+     */
+    void expiryDue() {
+        expire(Completion.EXPIRED);
+    }
+
+    /**
+     * The timer's call when the expiry is due: {@link #expiryDue()}. Protected only because the timer
+     * is in another package; final, and it takes a {@link TimerNode.Due} that only a timer can pass,
+     * on an expiry that has in fact expired, so no subclass can call it to expire early.
+     *
+     * @throws IllegalStateException if the expiry has not expired
+     */
+    @Override
+    protected final void onDue(TimerNode.Due due) {
+        if (due == null || !EXPIRY.isExpired(this)) {
+            throw new IllegalStateException("not expired: " + this);
+        }
+        expiryDue();
+    }
+
+    /** The timer the expiry was added to ({@link #expiryTimer()}); see {@link #onDue}. */
+    @Override
+    protected final Timer timer(TimerNode.Due due) {
+        return due == null ? null : expiryTimer();
+    }
+
+    // --- completion ---
+
+    /** True once the operation has completed, on any path. */
+    final boolean isDone() {
+        return completion != null;
+    }
+
+    /** How the operation completed, or null while it has not. */
+    final Completion completedAs() {
+        Object c = completion;
+        return c instanceof CancelledFor ? Completion.CANCELLED : (Completion) c;
+    }
+
+    /** The reason given to the cancellation that completed the operation, or null. */
+    final Object reasonGiven() {
+        return completion instanceof CancelledFor cancelled ? cancelled.reason() : null;
+    }
+
+    /** Whether the purgatory counts this operation as delayed: it is linked into some list. Under the lock. */
+    final boolean isWatching() {
+        return firstList != null || watches != null;
+    }
+
+    /**
+     * Completes the operation as {@code how}, with {@code reason} for a cancellation, if it has not
+     * completed yet: cancels its expiry, then runs {@link #onCompleteHook()} under the lock.
+     *
+     * @return true if this call completed it
+     */
+    final boolean complete(Completion how, Object reason) {
+        if (completion != null) {
+            return false;
+        }
+        lock();
+        try {
+            if (completion != null) {
+                return false;
+            }
+            completion = reason != null && how == Completion.CANCELLED ? new CancelledFor(reason) : how;
+            EXPIRY.cancel(this);
+            try {
+                onCompleteHook();
+            } finally {
+                DelayedOperationPurgatory<?> p = purgatory;
+                if (p != null) {
+                    p.completed(this, how);
+                }
+            }
+            return true;
+        } finally {
+            unlock();
+        }
+    }
+
+    /**
+     * Completes the operation by expiring: {@code onCompleteHook}, then {@code onExpirationHook},
+     * which runs even if the first threw (the operation is expired all the same; the first exception
+     * is rethrown after, the second suppressed in it).
+     *
+     * @param how {@link Completion#EXPIRED} when the timer expired it (its lateness is recorded),
+     *     {@link Completion#CLOSED} when a closing purgatory expires it early
+     * @return true if this call completed it
+     */
+    final boolean expire(Completion how) {
+        Throwable failure = null;
+        try {
+            if (!complete(how, null)) {
+                return false;
+            }
+        } catch (RuntimeException | Error e) {
+            failure = e; // only the call that completes the operation runs onComplete: this one did
+        }
+        try {
+            onExpirationHook();
+        } catch (RuntimeException | Error e) {
+            failure = Attempts.first(failure, e);
+        } finally {
+            DelayedOperationPurgatory<?> p = purgatory;
+            if (p != null) {
+                p.expired(this, how);
+            }
+        }
+        Attempts.rethrow(failure);
+        return true;
+    }
+
+    // --- the expiry, which is this object as a timer node ---
+
+    /**
+     * Adds the operation's expiry to {@code timer}, due {@code delayMs} from now; an operation
+     * completed before has cancelled it, so the add does nothing.
+     *
+     * @throws IllegalStateException if it was added before, or the timer is closed
+     */
+    final void scheduleExpiry(Timer timer, long delayMs) {
+        EXPIRY.add(timer, this, delayMs);
+    }
+
+    /**
+     * Takes the expiry off its timer without completing the operation: for a bridge whose public
+     * API has that (Kafka's {@code TimerTask.cancel()}), and for the purgatory's
+     * {@link DelayedOperationPurgatory#withdrawForKey}. Nothing public of this library calls it.
+     *
+     * @return true if this call cancelled the expiry
+     */
+    final boolean cancelExpiry() {
+        return EXPIRY.cancel(this);
+    }
+
+    /** True once the expiry was cancelled: by completion, or by {@link #cancelExpiry()}. */
+    final boolean isExpiryCancelled() {
+        return EXPIRY.isCancelled(this);
+    }
+
+    /** The deadline of the expiry, in ms on its timer's clock; {@code Long.MAX_VALUE} before it is scheduled. */
+    final long deadlineMs() {
+        return EXPIRY.deadlineMs(this);
+    }
+
+    // --- the try, and the lock ---
+
+    /**
+     * Calls {@link #tryCompleteHook} unless another thread holds the lock, in which case that thread
+     * is told to retry (Kafka's {@code maybeTryComplete}): a caller never blocks on an operation that
+     * another thread is completing, and no condition change is lost. The retry protocol: a thread
+     * that fails to take the lock sets {@code retryPending} and tries once more; if it fails again,
+     * the flag was set before the holder released the lock, and every holder reads the flag after
+     * releasing it and retries.
+     *
+     * @return true if this call completed the operation
+     */
+    final boolean maybeTryComplete() {
+        boolean done = false;
+        boolean retry;
+        do {
+            if (tryLock()) {
+                try {
+                    if (retryPending) {
+                        retryPending = false; // a volatile write is a full fence: skip it when the flag is clear
+                    }
+                    done = completion == null && tryCompleteHook();
+                } finally {
+                    unlock();
+                }
+                retry = retryPending;
+            } else {
+                retry = !(boolean) RETRY_PENDING.getAndSet(this, true);
+            }
+        } while (completion == null && retry);
+        return done;
+    }
+
+    /** After releasing the lock from outside {@link #maybeTryComplete()}: honours a pending retry. */
+    final boolean retryIfPending() {
+        return retryPending && maybeTryComplete();
+    }
+
+    /**
+     * Takes the lock, waiting for it if another thread holds it: spins, then yields, then parks
+     * until {@link #unlock()} wakes it. One waiter at a time parks that way; a further concurrent
+     * waiter (rare: three threads on one operation) polls with parks of {@value #POLL_NANOS} ns.
+     */
+    @SuppressWarnings("ThreadPriorityCheck") // a bounded yield before parking, not a wait on the scheduler
+    final void lock() {
+        for (int attempt = 0; attempt < 128; attempt++) {
+            if (tryLock()) {
+                return;
+            }
+            if (attempt < 64) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
+        }
+        lockParked();
+    }
+
+    /**
+     * The slow path of {@link #lock()}: parks until {@link #unlock()} wakes it, until it has the lock.
+     * Visible for testing: the model checker (OperationLockLincheckTest) enters it directly, as the
+     * spins before it are more steps than an exhaustive search of interleavings can afford.
+     */
+    final void lockParked() {
+        boolean interrupted = false;
+        while (!tryLock()) {
+            if (!parkForUnlock()) {
+                LockSupport.parkNanos(this, POLL_NANOS); // another thread parks in the slot: poll
+            }
+            interrupted |= Thread.interrupted(); // keep waiting; the interrupt is restored below
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Parks in the {@code waiter} slot until the lock may be free, if the slot is free. The waiter
+     * publishes itself, then reads {@code owner}; the unlocker clears {@code owner}, then reads
+     * {@code waiter}: both volatile, so at least one of them sees the other's write, and a release
+     * is never missed. A thread that finds the slot taken polls instead, in {@link #lockParked()}: a
+     * separate step, so that the model checker can let that timed park time out while this one parks
+     * in earnest (see OperationLockLincheckTest).
+     *
+     * @return false if another thread holds the slot (this one did not park)
+     */
+    private boolean parkForUnlock() {
+        if (!WAITER.compareAndSet(this, null, Thread.currentThread())) {
+            return false;
+        }
+        try {
+            if (owner != FREE) {
+                LockSupport.park(this);
+            }
+        } finally {
+            waiter = null;
+        }
+        return true;
+    }
+
+    /**
+     * True if this thread holds the lock. Error Prone's {@code @GuardedBy} knows {@code synchronized}
+     * and {@code java.util.concurrent.locks.Lock} only, not a lock of its own like this one: the
+     * methods that touch the fields this lock guards assert it instead (surefire runs with
+     * assertions on).
+     */
+    final boolean isHeldByCurrentThread() {
+        return owner >>> HOLD_BITS == Thread.currentThread().getId();
+    }
+
+    /**
+     * Takes the lock if it is free or already held by this thread.
+     *
+     * @throws IllegalMonitorStateException if this thread already holds it 65,535 times
+     */
+    final boolean tryLock() {
+        long me = Thread.currentThread().getId() << HOLD_BITS;
+        long current = owner;
+        if (current == FREE) {
+            return OWNER.compareAndSet(this, FREE, me | 1);
+        }
+        if ((current & ~HOLDS) != me) {
+            return false;
+        }
+        if ((current & HOLDS) == HOLDS) {
+            throw new IllegalMonitorStateException("operation lock held too often by " + Thread.currentThread().getName());
+        }
+        OWNER.setOpaque(this, current + 1); // only the owner writes while it holds: others see it held either way
+        return true;
+    }
+
+    /**
+     * Releases one hold; the last one frees the lock with a volatile write, which publishes what
+     * the holder wrote and comes before its read of {@code retryPending}.
+     *
+     * @throws IllegalMonitorStateException if this thread does not hold the lock
+     */
+    final void unlock() {
+        long current = owner;
+        if (current >>> HOLD_BITS != Thread.currentThread().getId()) {
+            throw new IllegalMonitorStateException("operation lock not held by " + Thread.currentThread().getName());
+        }
+        if ((current & HOLDS) != 1) {
+            OWNER.setOpaque(this, current - 1);
+        } else {
+            owner = FREE;
+            Thread parked = waiter;
+            if (parked != null) {
+                LockSupport.unpark(parked);
+            }
+        }
+    }
+
+    /** The completion of an operation cancelled with a reason. Immutable. */
+    private record CancelledFor(Object reason) {
+    }
+}
