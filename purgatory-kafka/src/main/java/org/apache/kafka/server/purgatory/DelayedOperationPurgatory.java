@@ -51,7 +51,7 @@ public class DelayedOperationPurgatory<T extends DelayedOperation> {
     private final boolean timerEnabled;
     /** Whether expiry is core's, on the wheel of the module's SystemTimer; otherwise the timer runs the operation. */
     private final boolean coreExpiry;
-    private final io.purgatory.DelayedOperationPurgatory<DelayedOperation.State> core;
+    private final io.purgatory.DelayedOperationPurgatory<T> core;
     private final KafkaMetricsGroup metricsGroup = new KafkaMetricsGroup("kafka.server", "DelayedOperationPurgatory");
     private final Map<String, String> metricsTags;
     /** Drives a foreign timer, as Kafka's ExpirationReaper does; null when the timer drives itself or the reaper is off. */
@@ -90,12 +90,10 @@ public class DelayedOperationPurgatory<T extends DelayedOperation> {
         this.timerEnabled = timerEnabled;
         io.purgatory.timer.Timer wheel = timerEnabled && timeoutTimer instanceof SystemTimer own ? own.coreTimer() : null;
         this.coreExpiry = wheel != null;
-        this.core = io.purgatory.DelayedOperationPurgatory.<DelayedOperation.State>builder(purgatoryName + "-broker" + brokerId)
-                // a foreign timer expires the operations itself: core's expiries then wait on a timer nobody advances
-                .timer(coreExpiry ? wheel : new MockTimer())
-                .purgeInterval(Math.max(0, purgeInterval))
-                .reaperEnabled(reaperEnabled)
-                .build();
+        // a foreign timer expires the operations itself (it runs DelayedOperation.run()): core's expiries
+        // then wait on a timer that nobody advances, and completion takes them off it
+        this.core = DelayedOperation.corePurgatory(purgatoryName + "-broker" + brokerId, coreExpiry ? wheel : new MockTimer(),
+                Math.max(0, purgeInterval), reaperEnabled);
         this.metricsTags = Map.of("delayedOperation", purgatoryName);
         metricsGroup.newGauge("PurgatorySize", this::watched, metricsTags);
         metricsGroup.newGauge("NumDelayedOperations", this::numDelayed, metricsTags);
@@ -117,7 +115,7 @@ public class DelayedOperationPurgatory<T extends DelayedOperation> {
         if (watchKeys.isEmpty()) {
             throw new IllegalArgumentException("Purgatory " + purgatoryName + ": an operation needs at least one watch key");
         }
-        if (core.tryCompleteElseWatch(operation.state, watchKeys)) {
+        if (core.tryCompleteElseWatch(operation, watchKeys)) {
             return true;
         }
         if (timerEnabled && !coreExpiry && !operation.isCompleted()) {
@@ -157,9 +155,7 @@ public class DelayedOperationPurgatory<T extends DelayedOperation> {
      * well) and returns them, not completed (as Kafka).
      */
     public List<T> cancelForKey(DelayedOperationKey key) {
-        HandBack handBack = new HandBack();
-        core.cancelForKey(key, handBack);
-        List<T> operations = handBack.operations();
+        List<T> operations = DelayedOperation.withdraw(core, key);
         for (T operation : operations) {
             if (!operation.isCancelled()) {
                 operation.cancel(); // a foreign timer still holds it

@@ -16,7 +16,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * reaper loops ({@code advanceClock(200)}) work unchanged; {@link #close()} stops the timer, and tasks
  * not yet due never run.
  *
- * <p><b>What it improves.</b> The wheel runs itself on its own thread, parking until the earliest
+ * <p><b>What it improves.</b> A task's first add links the task itself into the wheel (it is a
+ * purgatory-core timer node): no {@code TimerTaskEntry} is made, where Kafka makes one per add; only a
+ * task added again gets an entry and a node of its own. The wheel runs itself on its own thread, parking until the earliest
  * deadline, so no reaper has to drive it and it never wakes every tick while idle. A task never runs
  * before its delay has passed (deadlines round up to the tick; Kafka's wheel can run a task up to a tick
  * early). A cancelled task is unlinked from the wheel in O(1), within a bounded time, rather than kept
@@ -39,6 +41,8 @@ public class SystemTimer implements Timer {
     /** Threads waiting in {@link #advanceClock}: a run notifies only when one is. */
     private volatile int waiting;
     private volatile boolean closed;
+    /** The entry that tasks linked as their own nodes on this timer hold; tells this timer when they ran. */
+    private final TimerTaskEntry marker = new TimerTaskEntry(this::ran);
 
     /** A timer with Kafka's defaults: a 1 ms tick, 20 buckets per level. */
     public SystemTimer(String executorName) {
@@ -59,6 +63,10 @@ public class SystemTimer implements Timer {
     @Override
     public void add(TimerTask timerTask) {
         long delayMs = Math.max(0, timerTask.delayMs);
+        if (timerTask.addAsNode(wheel, delayMs, marker)) {
+            return; // the task is its own node: nothing allocated
+        }
+        // added before (Kafka allows it): an entry and a node of its own, as Kafka makes one per add
         TimerTaskEntry entry = new TimerTaskEntry(timerTask, wheel.nowMs() + delayMs);
         WheelNode node = new WheelNode(delayMs, entry, this);
         entry.wheelNode(node);
@@ -131,7 +139,7 @@ public class SystemTimer implements Timer {
         }
     }
 
-    /** The wheel's node for one entry: runs the entry's task unless the entry was cancelled first. */
+    /** The wheel's node for one entry of a task added again: runs the entry's task unless the entry was cancelled first. */
     private static final class WheelNode extends io.purgatory.timer.TimerTask {
         private final TimerTaskEntry entry;
         private final SystemTimer timer;

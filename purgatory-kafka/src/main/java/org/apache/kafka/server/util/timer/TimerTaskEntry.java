@@ -5,7 +5,8 @@ package org.apache.kafka.server.util.timer;
  * time it is due. A task holds the entry of its latest add; an entry whose task has moved on (been
  * cancelled, or added again) is {@linkplain #cancelled() cancelled}.
  *
- * <p>An entry is in at most one of two places: a node of purgatory-core's timing wheel, when the
+ * <p>A task that is its own node on the module's {@link SystemTimer} holds that timer's marker entry
+ * instead of an entry of its own. Any other entry is in at most one of two places: a node of purgatory-core's timing wheel, when the
  * module's {@link SystemTimer} scheduled it ({@code wheelNode}), or a list of Kafka's own
  * {@code TimerTaskList}, when Kafka's {@code TimingWheel} holds it ({@code list}, {@code next},
  * {@code prev}: Kafka's links, kept package-private and with Kafka's meaning so that Kafka's list
@@ -28,6 +29,8 @@ public final class TimerTaskEntry {
 
     /** The module's: the wheel node that runs this entry, or null if this entry is not on the module's SystemTimer. */
     private volatile io.purgatory.timer.TimerTask wheelNode;
+    /** The module's: for a SystemTimer's marker entry, what to tell that timer when one of its tasks ran; else null. */
+    private final Runnable onRan;
 
     /**
      * Makes {@code timerTask}'s entry this one, removing its previous entry.
@@ -38,6 +41,7 @@ public final class TimerTaskEntry {
     public TimerTaskEntry(TimerTask timerTask, long expirationMs) {
         this.timerTask = timerTask;
         this.expirationMs = expirationMs;
+        this.onRan = null;
         if (timerTask != null) {
             timerTask.setTimerTaskEntry(this);
         }
@@ -57,6 +61,28 @@ public final class TimerTaskEntry {
         // a Kafka list may be moving the entry to another list meanwhile: retry until it holds it no more
         for (TimerTaskList holder = list; holder != null; holder = list) {
             holder.remove(this);
+        }
+    }
+
+    /**
+     * The marker entry of one module SystemTimer: a task that is its own node on that timer holds it
+     * as its entry. It holds no task and is never in a list.
+     */
+    TimerTaskEntry(Runnable onRan) {
+        this.timerTask = null;
+        this.expirationMs = -1;
+        this.onRan = onRan;
+    }
+
+    /** True for a SystemTimer's marker entry. */
+    boolean isNodeMarker() {
+        return onRan != null;
+    }
+
+    /** Called after a task holding this entry ran on the module's SystemTimer. */
+    void ran() {
+        if (onRan != null) {
+            onRan.run();
         }
     }
 
