@@ -21,10 +21,10 @@ class OperationStateTest {
 
     /** A user class that extends TimerNode directly: it gets a control, for its own nodes only. */
     static final class ForeignNode extends TimerNode {
-        static final TimerNode.Control CONTROL = TimerNode.Control.of(MethodHandles.lookup(), node -> { });
+        static final TimerNode.Control CONTROL = TimerNode.Control.of(MethodHandles.lookup(), node -> { }, node -> null);
 
         static TimerNode.Control takeControlAgain() {
-            return TimerNode.Control.of(MethodHandles.lookup(), node -> { });
+            return TimerNode.Control.of(MethodHandles.lookup(), node -> { }, node -> null);
         }
     }
 
@@ -35,7 +35,7 @@ class OperationStateTest {
         }
 
         static TimerNode.Control takeControl() {
-            return TimerNode.Control.of(MethodHandles.lookup(), node -> { });
+            return TimerNode.Control.of(MethodHandles.lookup(), node -> { }, node -> null);
         }
     }
 
@@ -59,9 +59,10 @@ class OperationStateTest {
     @Test
     void noOtherClassCanTakeTheControlOfAnOperationsNode() {
         assertThrows(IllegalArgumentException.class, GreedyOperation::takeControl, "a subclass of an operation is not the node's direct subclass");
-        assertThrows(IllegalArgumentException.class, () -> TimerNode.Control.of(MethodHandles.lookup(), node -> { }), "not a node class");
+        assertThrows(IllegalArgumentException.class, () -> TimerNode.Control.of(MethodHandles.lookup(), node -> { }, node -> null), "not a node class");
         assertThrows(IllegalArgumentException.class,
-                () -> TimerNode.Control.of(MethodHandles.lookup().in(OperationState.class), node -> { }), "a lookup without private access to OperationState");
+                () -> TimerNode.Control.of(MethodHandles.lookup().in(OperationState.class), node -> { }, node -> null),
+                "a lookup without private access to OperationState");
         assertTrue(ForeignNode.CONTROL != null, "a class that extends TimerNode directly takes its control");
         assertThrows(IllegalStateException.class, ForeignNode::takeControlAgain, "once");
     }

@@ -5,6 +5,7 @@ import java.lang.invoke.VarHandle;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * What a timer links into its wheel: the node of one pending expiry, its own list entry, so that
@@ -31,12 +32,13 @@ import java.util.function.Consumer;
  * move back fails: a recurring task stops whether it is cancelled before, during or after a run.
  *
  * <h2>Thread-safety</h2>
- * Cancelling may happen from any thread. The link fields ({@code prev}, {@code next}, {@code list},
+ * Cancelling may happen from any thread. The link fields ({@code prev}, {@code next},
  * {@code dueTick}) belong to the timer the node was added to and are touched only under that
  * timer's own discipline (the reaper thread of a {@link SystemTimer}, the monitor of a
  * {@link MockTimer}); {@code handoffNext} is written by the thread that pushes the node onto a
- * hand-off stack before the publishing compare-and-set. {@code state} and {@code host} are
- * volatile, changed by compare-and-set only.
+ * hand-off stack before the publishing compare-and-set. {@code state} is volatile, changed by
+ * compare-and-set only. The node keeps no reference to its timer: a {@link TimerTask} does, and a
+ * class with a {@link Control} knows it (an operation through its purgatory).
  */
 public abstract class TimerNode {
 
@@ -49,27 +51,27 @@ public abstract class TimerNode {
     static final int FIRING = 5;
 
     private static final VarHandle STATE;
-    private static final VarHandle HOST;
 
     static {
         try {
-            MethodHandles.Lookup lookup = MethodHandles.lookup();
-            STATE = lookup.findVarHandle(TimerNode.class, "state", int.class);
-            HOST = lookup.findVarHandle(TimerNode.class, "host", TaskHost.class);
+            STATE = MethodHandles.lookup().findVarHandle(TimerNode.class, "state", byte.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
-    private volatile int state;
-    /** The timer this node was added to; set once, by compare-and-set, before the node leaves NEW. */
-    private volatile TaskHost host;
+    /** One of NEW to FIRING: a byte, so that an operation, which is a node, stays small. */
+    private volatile byte state;
 
     /** Deadline in the host timer's own time unit (ticks for SystemTimer, ms for MockTimer). */
     long dueTick;
+    /**
+     * Links in the circular list of the node's bucket, whose sentinel is a {@link TaskList}; both
+     * null while the node is in no list (so a node needs no reference to its list: unlinking it
+     * joins its neighbours, and a bucket that ends up alone is empty).
+     */
     TimerNode prev;
     TimerNode next;
-    TaskList list;
     /** Link in a lock-free hand-off stack: adds, then at most once cancellations or expiries. */
     TimerNode handoffNext;
 
@@ -89,6 +91,12 @@ public abstract class TimerNode {
         Control.ofNode(this).onDue.accept(this);
     }
 
+    /** The timer this node was added to, or null before: a task's own field, or what its class's {@link Control} says. */
+    TaskHost hostOf() {
+        Timer timer = Control.ofNode(this).timerOf.apply(this);
+        return timer instanceof TaskHost host ? host : null;
+    }
+
     /**
      * Cancels the node: removes it from its timer so that it never runs; a node not yet added is
      * marked so that adding it later does nothing. O(1).
@@ -101,9 +109,9 @@ public abstract class TimerNode {
             if (s == EXPIRED || s == CANCELLED) {
                 return false;
             }
-            if (STATE.compareAndSet(this, s, CANCELLED)) {
+            if (STATE.compareAndSet(this, (byte) s, (byte) CANCELLED)) {
                 if (s != NEW) {
-                    host.cancelled(this, s);
+                    hostOf().cancelled(this, s);
                 }
                 return true;
             }
@@ -111,23 +119,23 @@ public abstract class TimerNode {
     }
 
     /**
-     * Claims the node for {@code newHost} and moves it from NEW to QUEUED.
+     * Moves the node from NEW to QUEUED, for a timer to take.
      *
      * @return false if the node was cancelled before it was added (it must then be ignored)
      * @throws IllegalStateException if the node was already added to a timer
      */
-    final boolean claim(TaskHost newHost) {
-        if (!HOST.compareAndSet(this, null, newHost)) {
-            if (state == CANCELLED) {
-                return false;
-            }
-            throw new IllegalStateException("task already added to a timer: " + this);
+    final boolean queue() {
+        if (STATE.compareAndSet(this, (byte) NEW, (byte) QUEUED)) {
+            return true;
         }
-        return STATE.compareAndSet(this, NEW, QUEUED); // false: cancelled while NEW
+        if (state == CANCELLED) {
+            return false;
+        }
+        throw new IllegalStateException("task already added to a timer: " + this);
     }
 
     final boolean transition(int from, int to) {
-        return STATE.compareAndSet(this, from, to);
+        return STATE.compareAndSet(this, (byte) from, (byte) to);
     }
 
     /**
@@ -136,7 +144,7 @@ public abstract class TimerNode {
      * @return false if the node was cancelled first (it must then not run)
      */
     final boolean fire() {
-        return STATE.compareAndSet(this, SCHEDULED, recurs() ? FIRING : EXPIRED);
+        return STATE.compareAndSet(this, (byte) SCHEDULED, (byte) (recurs() ? FIRING : EXPIRED));
     }
 
     /** Whether the timer puts this node back after it runs; only the timer's own recurring tasks do. */
@@ -149,9 +157,9 @@ public abstract class TimerNode {
         return state;
     }
 
-    /** The timer this node was added to, or null before it was added. */
-    final TaskHost host() {
-        return host;
+    /** Whether the node is linked into a bucket. */
+    final boolean isLinked() {
+        return prev != null;
     }
 
     /**
@@ -180,10 +188,12 @@ public abstract class TimerNode {
 
         private final Class<?> owner;
         private final Consumer<TimerNode> onDue;
+        private final Function<TimerNode, Timer> timerOf;
 
-        private Control(Class<?> owner, Consumer<TimerNode> onDue) {
+        private Control(Class<?> owner, Consumer<TimerNode> onDue, Function<TimerNode, Timer> timerOf) {
             this.owner = owner;
             this.onDue = onDue;
+            this.timerOf = timerOf;
         }
 
         /**
@@ -192,16 +202,18 @@ public abstract class TimerNode {
          *
          * @param onDue what the timer does with a node of the class when it is due (on its expiry
          *     thread); it must not throw, or the timer logs what it throws
+         * @param timerOf the timer a node of the class was added to (the node does not keep it: the
+         *     class knows it, for an operation its purgatory's); asked when a cancel must tell it
          * @throws IllegalArgumentException if the lookup lacks full privilege, or its class does not
          *     extend TimerNode directly
          * @throws IllegalStateException if the class already took its control
          */
-        public static Control of(MethodHandles.Lookup lookup, Consumer<TimerNode> onDue) {
+        public static Control of(MethodHandles.Lookup lookup, Consumer<TimerNode> onDue, Function<TimerNode, Timer> timerOf) {
             Class<?> owner = lookup.lookupClass();
             if (!lookup.hasFullPrivilegeAccess() || owner.getSuperclass() != TimerNode.class || owner == TimerTask.class) {
                 throw new IllegalArgumentException("a control is for the class that extends TimerNode directly, from its own lookup: " + lookup);
             }
-            Control control = new Control(owner, Objects.requireNonNull(onDue, "onDue"));
+            Control control = new Control(owner, Objects.requireNonNull(onDue, "onDue"), Objects.requireNonNull(timerOf, "timerOf"));
             if (REGISTERED.putIfAbsent(owner, control) != null) {
                 throw new IllegalStateException("the control of " + owner.getName() + " was already taken");
             }
@@ -214,7 +226,8 @@ public abstract class TimerNode {
 
         /**
          * Adds the node to {@code timer}, to be due {@code delayMs} from now (see {@link Timer#add});
-         * a node cancelled before does nothing.
+         * a node cancelled before does nothing. {@code timerOf} must give this timer for the node from
+         * now on.
          *
          * @throws IllegalArgumentException if the node is not of this control's class, or the timer is
          *     not one of this library's ({@link SystemTimer}, {@link MockTimer})
@@ -225,7 +238,7 @@ public abstract class TimerNode {
             if (!(timer instanceof TaskHost host)) {
                 throw new IllegalArgumentException("not a timer of this library: " + timer);
             }
-            if (node.claim(host)) {
+            if (node.queue()) {
                 host.start(node, host.deadlineAfter(delayMs));
             }
         }
@@ -253,7 +266,7 @@ public abstract class TimerNode {
          */
         public long deadlineMs(TimerNode node) {
             check(node);
-            TaskHost h = node.host;
+            TaskHost h = node.state == NEW ? null : node.hostOf();
             return h == null ? Long.MAX_VALUE : h.deadlineMsOfTick(node.dueTick);
         }
 
