@@ -48,8 +48,7 @@ import java.util.concurrent.locks.LockSupport;
 public abstract class OperationState extends TimerNode {
 
     /** Adds, cancels and runs the expiries of operations; this class's alone (see {@link TimerNode.Control}). */
-    private static final TimerNode.Control EXPIRY = TimerNode.Control.of(MethodHandles.lookup(),
-            node -> ((OperationState) node).expiryDue(), node -> ((OperationState) node).expiryTimer());
+    private static final TimerNode.Control EXPIRY = TimerNode.Control.of(MethodHandles.lookup());
     private static final VarHandle RETRY_PENDING;
     private static final VarHandle OWNER;
     private static final VarHandle WAITER;
@@ -137,6 +136,27 @@ public abstract class OperationState extends TimerNode {
      */
     void expiryDue() {
         expire(Completion.EXPIRED);
+    }
+
+    /**
+     * The timer's call when the expiry is due: {@link #expiryDue()}. Protected only because the timer
+     * is in another package; final, and it takes a {@link TimerNode.Due} that only a timer can pass,
+     * on an expiry that has in fact expired, so no subclass can call it to expire early.
+     *
+     * @throws IllegalStateException if the expiry has not expired
+     */
+    @Override
+    protected final void onDue(TimerNode.Due due) {
+        if (due == null || !EXPIRY.isExpired(this)) {
+            throw new IllegalStateException("not expired: " + this);
+        }
+        expiryDue();
+    }
+
+    /** The timer the expiry was added to ({@link #expiryTimer()}); see {@link #onDue}. */
+    @Override
+    protected final Timer timer(TimerNode.Due due) {
+        return due == null ? null : expiryTimer();
     }
 
     // --- completion ---

@@ -212,6 +212,13 @@ public final class SystemTimer extends TaskHost implements Timer {
             task.transition(TimerNode.FIRING, TimerNode.EXPIRED); // what was pending is dropped
             return;
         }
+        if (runsOnReaper && Thread.currentThread() == reaper) {
+            task.dueTick = ceilDiv(deadlineMs, tickMs);
+            if (task.transition(TimerNode.FIRING, TimerNode.SCHEDULED) && !wheel.add(task)) { // else cancelled during its run
+                expire(task); // due already: it runs in this round's next batch
+            }
+            return;
+        }
         if (task.transition(TimerNode.FIRING, TimerNode.QUEUED)) { // else cancelled during its run
             handOver(task, deadlineMs);
         }
@@ -440,9 +447,22 @@ public final class SystemTimer extends TaskHost implements Timer {
 
     /** Puts the added tasks into the wheel; returns whether there were any. */
     private boolean takeAdds() {
-        // reversed, so that tasks sharing a bucket run in add order
-        TimerNode reversed = inPushOrder(added.getAndSet(null));
-        boolean took = reversed != null;
+        TimerNode stack = added.getAndSet(null);
+        boolean took = stack != null;
+        // reversed, so that tasks sharing a bucket run in add order; the ones cancelled already (an
+        // add and a cancel in quick succession, the common case for timeouts) are dropped in the same
+        // pass, so that the reaper reads each of them once
+        TimerNode reversed = null;
+        while (stack != null) {
+            TimerNode next = stack.handoffNext;
+            if (stack.state() == TimerNode.CANCELLED) {
+                stack.handoffNext = null;
+            } else {
+                stack.handoffNext = reversed;
+                reversed = stack;
+            }
+            stack = next;
+        }
         while (reversed != null) {
             TimerNode next = reversed.handoffNext;
             reversed.handoffNext = null; // before the task becomes SCHEDULED: a canceller may then reuse it

@@ -16,6 +16,17 @@ class TaskList extends TimerNode {
         next = this;
     }
 
+    /** A sentinel is never added to a timer, so never due. */
+    @Override
+    protected final void onDue(Due due) {
+        throw new IllegalStateException("a list's sentinel is never due");
+    }
+
+    @Override
+    protected final Timer timer(Due due) {
+        return null;
+    }
+
     final boolean isEmpty() {
         return next == this;
     }

@@ -2,10 +2,6 @@ package io.purgatory.timer;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Consumer;
-import java.util.function.Function;
 
 /**
  * What a timer links into its wheel: the node of one pending expiry, its own list entry, so that
@@ -84,17 +80,27 @@ public abstract class TimerNode {
 
     /**
      * What the timer calls when the node is due and was not cancelled, on its expiry thread (a
-     * {@link SystemTimer}'s executor, the caller of {@link MockTimer#advance}). A {@link TimerTask}
-     * runs; any other node is handed to its class's {@link Control}.
+     * {@link SystemTimer}'s executor or reaper, the caller of {@link MockTimer#advance}): a
+     * {@link TimerTask} runs. {@code due} proves the call comes from a timer: only this package
+     * can make one, so a subclass cannot make its own node, or another, fall due early (and a
+     * node should check, with its {@link Control#isExpired}, that it has in fact expired).
      */
+    protected abstract void onDue(Due due);
+
+    /**
+     * The timer this node was added to (the node keeps no reference to it: a {@link TimerTask}
+     * does, an operation knows its purgatory's), or null before it was added.
+     */
+    protected abstract Timer timer(Due due);
+
+    /** What the timer calls when the node is due. */
     void runDue() {
-        Control.ofNode(this).onDue.accept(this);
+        onDue(Due.TOKEN);
     }
 
-    /** The timer this node was added to, or null before: a task's own field, or what its class's {@link Control} says. */
+    /** The timer this node was added to, as its host, or null. */
     TaskHost hostOf() {
-        Timer timer = Control.ofNode(this).timerOf.apply(this);
-        return timer instanceof TaskHost host ? host : null;
+        return timer(Due.TOKEN) instanceof TaskHost host ? host : null;
     }
 
     /**
@@ -164,70 +170,40 @@ public abstract class TimerNode {
 
     /**
      * The timer machinery for the nodes of one class that extends {@link TimerNode} directly from
-     * another package: add, cancel, read the deadline, and what to do when a node is due. Only that
-     * class can obtain it ({@link #of} takes a full-privilege lookup of it), and it refuses nodes of
-     * any other class: so a subclass of that class, or anyone else, can neither run nor cancel its
-     * nodes, nor add them to a timer. One per class.
+     * another package: add, cancel, read the deadline. Only that class can obtain it ({@link #of}
+     * takes a full-privilege lookup of it), and it refuses nodes of any other class: so a subclass of
+     * that class, or anyone else, can neither cancel its nodes nor add them to a timer. (Running them
+     * takes a {@link Due}, which only a timer has.)
      *
      * <p>Thread-safe: immutable, and the node operations are those of the node's timer.
      */
     public static final class Control {
 
-        private static final ConcurrentHashMap<Class<?>, Control> REGISTERED = new ConcurrentHashMap<>();
-        /** The control of each concrete node class, found through its superclass that extends TimerNode directly. */
-        private static final ClassValue<Control> BY_CLASS = new ClassValue<>() {
-            @Override
-            protected Control computeValue(Class<?> type) {
-                Class<?> c = type;
-                while (c.getSuperclass() != TimerNode.class) {
-                    c = c.getSuperclass();
-                }
-                return REGISTERED.get(c);
-            }
-        };
-
         private final Class<?> owner;
-        private final Consumer<TimerNode> onDue;
-        private final Function<TimerNode, Timer> timerOf;
 
-        private Control(Class<?> owner, Consumer<TimerNode> onDue, Function<TimerNode, Timer> timerOf) {
+        private Control(Class<?> owner) {
             this.owner = owner;
-            this.onDue = onDue;
-            this.timerOf = timerOf;
         }
 
         /**
          * The control of the lookup's class, which must extend {@link TimerNode} directly; call it
-         * once, from that class, with {@code MethodHandles.lookup()}.
+         * from that class, with {@code MethodHandles.lookup()}, and keep it private.
          *
-         * @param onDue what the timer does with a node of the class when it is due (on its expiry
-         *     thread); it must not throw, or the timer logs what it throws
-         * @param timerOf the timer a node of the class was added to (the node does not keep it: the
-         *     class knows it, for an operation its purgatory's); asked when a cancel must tell it
          * @throws IllegalArgumentException if the lookup lacks full privilege, or its class does not
          *     extend TimerNode directly
-         * @throws IllegalStateException if the class already took its control
          */
-        public static Control of(MethodHandles.Lookup lookup, Consumer<TimerNode> onDue, Function<TimerNode, Timer> timerOf) {
+        public static Control of(MethodHandles.Lookup lookup) {
             Class<?> owner = lookup.lookupClass();
             if (!lookup.hasFullPrivilegeAccess() || owner.getSuperclass() != TimerNode.class || owner == TimerTask.class) {
                 throw new IllegalArgumentException("a control is for the class that extends TimerNode directly, from its own lookup: " + lookup);
             }
-            Control control = new Control(owner, Objects.requireNonNull(onDue, "onDue"), Objects.requireNonNull(timerOf, "timerOf"));
-            if (REGISTERED.putIfAbsent(owner, control) != null) {
-                throw new IllegalStateException("the control of " + owner.getName() + " was already taken");
-            }
-            return control;
-        }
-
-        static Control ofNode(TimerNode node) {
-            return BY_CLASS.get(node.getClass());
+            return new Control(owner);
         }
 
         /**
          * Adds the node to {@code timer}, to be due {@code delayMs} from now (see {@link Timer#add});
-         * a node cancelled before does nothing. {@code timerOf} must give this timer for the node from
-         * now on.
+         * a node cancelled before does nothing. The node's {@link TimerNode#timer} must give this
+         * timer from now on.
          *
          * @throws IllegalArgumentException if the node is not of this control's class, or the timer is
          *     not one of this library's ({@link SystemTimer}, {@link MockTimer})
@@ -254,6 +230,12 @@ public abstract class TimerNode {
             return node.cancelNode();
         }
 
+        /** True once the node has expired: its timer took it to run (it then calls {@link TimerNode#onDue}). */
+        public boolean isExpired(TimerNode node) {
+            check(node);
+            return node.state == EXPIRED;
+        }
+
         /** True once the node was cancelled. */
         public boolean isCancelled(TimerNode node) {
             check(node);
@@ -274,6 +256,17 @@ public abstract class TimerNode {
             if (!owner.isInstance(node)) {
                 throw new IllegalArgumentException("not a node of " + owner.getName() + ": " + node);
             }
+        }
+    }
+
+    /**
+     * Proof that a call to {@link #onDue} or {@link #timer} comes from this package's timers: it
+     * cannot be made elsewhere, and the timers pass it to the node being run only. Immutable.
+     */
+    public static final class Due {
+        static final Due TOKEN = new Due();
+
+        private Due() {
         }
     }
 }

@@ -91,8 +91,14 @@ public abstract class TimerTask extends TimerNode implements Runnable {
         return host;
     }
 
+    /** Runs the task: a timer's call ({@link #run()} is the task's own entry point). */
     @Override
-    final void runDue() {
+    protected final void onDue(Due due) {
         run();
+    }
+
+    @Override
+    protected final Timer timer(Due due) {
+        return host instanceof Timer t ? t : null;
     }
 }

@@ -17,7 +17,7 @@ final class PurgatoryTimer implements TimerUnderTest {
     }
 
     PurgatoryTimer(SystemTimer.TaskThread taskThread) {
-        this.timer = new SystemTimer("bench-purgatory", 1, 20, taskThread);
+        this.timer = new SystemTimer("bench-purgatory", 1, Integer.getInteger("wheel", 20), taskThread);
     }
 
     @Override
