@@ -102,6 +102,12 @@ public final class BrokerConfig {
     @Range(min = 1)
     private int maxInFlightPerConnection;
 
+    @Option(names = "--request-handlers", paramLabel = "N", defaultValue = "4",
+            description = "Threads that parse and handle requests, off the network threads (Kafka's num.io.threads, 8 there);"
+                    + " 4 suits 2 cores: a slow request holds one of them, never the other connections. Default: ${DEFAULT-VALUE}.")
+    @Range(min = 1, max = 256)
+    private int requestHandlers;
+
     @Option(names = "--retention-bytes", paramLabel = "BYTES", defaultValue = "67108864",
             description = "Bytes of record batches each partition keeps in memory; the oldest are dropped beyond it"
                     + " (the newest always stays; the log start offset moves, and fetching below it gets OFFSET_OUT_OF_RANGE)."
@@ -308,6 +314,11 @@ public final class BrokerConfig {
         return maxInFlightPerConnection;
     }
 
+    /** Threads that parse and handle requests (num.io.threads). */
+    public int requestHandlers() {
+        return requestHandlers;
+    }
+
     /** Bytes of record batches each partition's log keeps; the oldest beyond it are dropped (the newest always stays). */
     public long retentionBytes() {
         return retentionBytes;
@@ -464,6 +475,11 @@ public final class BrokerConfig {
 
         public Builder maxInFlightPerConnection(int maxInFlightPerConnection) {
             config().maxInFlightPerConnection = maxInFlightPerConnection;
+            return this;
+        }
+
+        public Builder requestHandlers(int requestHandlers) {
+            config().requestHandlers = requestHandlers;
             return this;
         }
 

@@ -64,6 +64,17 @@ public final class ResponseQueue {
         return slot;
     }
 
+    /**
+     * Reserves a slot that closes the connection once the responses before it are written (a
+     * request this broker refuses to handle); on the event loop.
+     */
+    Slot reserveClose() {
+        Slot slot = new Slot(-1, (short) 0, (short) 0);
+        slots.add(slot);
+        slot.closeConnection();
+        return slot;
+    }
+
     /** Requests whose responses have not been written yet; on the event loop. */
     int inFlight() {
         return slots.size();
@@ -156,9 +167,13 @@ public final class ResponseQueue {
         private DelayedOperation awaited; // event loop only
 
         private Slot(RequestHeader header) {
-            this.correlationId = header.correlationId();
-            this.apiVersion = header.apiVersion();
-            this.responseHeaderVersion = header.apiKey().responseHeaderVersion(header.apiVersion());
+            this(header.correlationId(), header.apiVersion(), header.apiKey().responseHeaderVersion(header.apiVersion()));
+        }
+
+        private Slot(int correlationId, short apiVersion, short responseHeaderVersion) {
+            this.correlationId = correlationId;
+            this.apiVersion = apiVersion;
+            this.responseHeaderVersion = responseHeaderVersion;
         }
 
         /** Serializes {@code response} in the request's version; one that does not serialize {@link #fail fails} the slot. */
@@ -194,6 +209,11 @@ public final class ResponseQueue {
         public void fail(RuntimeException cause) {
             LOG.warn("closing connection from {}: no response (v{}, correlation id {}) could be built: {}", channel.remoteAddress(),
                     apiVersion, correlationId, cause.toString());
+            closeConnection();
+        }
+
+        /** No response: the connection closes here, once the responses before this one are written; the caller logs why. */
+        void closeConnection() {
             fill(null, true);
         }
 
