@@ -10,6 +10,9 @@ import io.purgatory.demo.broker.replication.SimulatedFollowers;
 import io.purgatory.demo.broker.server.KafkaApis;
 import io.purgatory.demo.broker.server.ReplicaManager;
 import java.io.IOException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,6 +47,7 @@ public final class DemoBroker implements AutoCloseable {
     private final GroupCoordinator coordinator;
     private final BrokerStats stats = new BrokerStats();
     private final RequestHandlerPool requestHandlers;
+    private final ScheduledExecutorService offsetExpiry;
     private final SocketServer socketServer;
     private final Object closeLock = new Object();
     private boolean closed; // guarded by closeLock
@@ -53,10 +57,18 @@ public final class DemoBroker implements AutoCloseable {
         this.replicaManager = new ReplicaManager(config);
         this.coordinator = new GroupCoordinator(GroupCoordinatorConfig.of(config));
         this.requestHandlers = new RequestHandlerPool(config.requestHandlers());
+        this.offsetExpiry = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, "offset-expiry");
+            thread.setDaemon(true);
+            return thread;
+        });
+        offsetExpiry.scheduleWithFixedDelay(this::expireOffsets, config.offsetsRetentionCheckIntervalMs(),
+                config.offsetsRetentionCheckIntervalMs(), TimeUnit.MILLISECONDS);
         try {
             this.socketServer = new SocketServer(config, new KafkaApis(replicaManager, coordinator, stats), stats, requestHandlers);
         } catch (IOException | InterruptedException | RuntimeException e) {
             requestHandlers.close();
+            offsetExpiry.shutdownNow();
             coordinator.close();
             replicaManager.close();
             throw e;
@@ -106,6 +118,15 @@ public final class DemoBroker implements AutoCloseable {
         return stats;
     }
 
+    /** One offset retention check; a failure is logged and the next check runs as planned. */
+    private void expireOffsets() {
+        try {
+            coordinator.expireOffsets();
+        } catch (RuntimeException e) {
+            LOG.error("offset retention check failed; the next one runs in {} ms", config.offsetsRetentionCheckIntervalMs(), e);
+        }
+    }
+
     /** Stops the broker after answering every parked request; see the class comment. */
     @Override
     public void close() {
@@ -118,6 +139,7 @@ public final class DemoBroker implements AutoCloseable {
         LOG.info("demo broker shutting down: answering {} parked produce and {} parked fetch request(s)",
                 replicaManager.producePurgatoryMetrics().delayed(), replicaManager.fetchPurgatoryMetrics().delayed());
         socketServer.stopAccepting();
+        offsetExpiry.shutdownNow();
         coordinator.close();
         replicaManager.close();
         socketServer.closeConnections();

@@ -102,6 +102,13 @@ public final class BrokerConfig {
     @Range(min = 1)
     private int maxInFlightPerConnection;
 
+    @Option(names = "--max-response-bytes", paramLabel = "BYTES", defaultValue = "104857600",
+            description = "Largest response: a DescribeGroups or OffsetFetch answers the groups that do not fit with"
+                    + " POLICY_VIOLATION, checked before they are built; any other response past it closes its connection"
+                    + " (Kafka's socket.request.max.bytes bounds requests alike). Default: ${DEFAULT-VALUE}.")
+    @Range(min = 65_536)
+    private int maxResponseBytes;
+
     @Option(names = "--request-handlers", paramLabel = "N", defaultValue = "4",
             description = "Threads that parse and handle requests, off the network threads (Kafka's num.io.threads, 8 there);"
                     + " 4 suits 2 cores: a slow request holds one of them, never the other connections. Default: ${DEFAULT-VALUE}.")
@@ -162,6 +169,25 @@ public final class BrokerConfig {
                     + " request that would create one gets COORDINATOR_NOT_AVAILABLE. Default: ${DEFAULT-VALUE}.")
     @Range(min = 1)
     private int maxGroups;
+
+    @Option(names = "--max-groups-per-client", paramLabel = "N", defaultValue = "1000",
+            description = "Groups one client id may have created that are still held; past N a request of that client id that"
+                    + " would create one gets COORDINATOR_NOT_AVAILABLE, so one client cannot fill --max-groups."
+                    + " Default: ${DEFAULT-VALUE}.")
+    @Range(min = 1)
+    private int maxGroupsPerClient;
+
+    @Option(names = "--offsets-retention-minutes", paramLabel = "MIN", defaultValue = "10080",
+            description = "An empty group keeps its committed offsets this long after it became empty (a group that never had"
+                    + " members: each offset this long after its commit); then they go, and the group with them (Kafka's"
+                    + " offsets.retention.minutes). Default: ${DEFAULT-VALUE}.")
+    @Range(min = 1)
+    private int offsetsRetentionMinutes;
+
+    @Option(names = "--offsets-retention-check-interval-ms", paramLabel = "MS", defaultValue = "600000",
+            description = "How often expired offsets are looked for (Kafka's offsets.retention.check.interval.ms). Default: ${DEFAULT-VALUE}.")
+    @Range(min = 1)
+    private long offsetsRetentionCheckIntervalMs;
 
     @Option(names = "--max-message-bytes", paramLabel = "BYTES", defaultValue = "1048588",
             description = "The largest record batch a produce may append (Kafka's message.max.bytes; a topic's max.message.bytes"
@@ -314,6 +340,11 @@ public final class BrokerConfig {
         return maxInFlightPerConnection;
     }
 
+    /** Largest response the broker builds; see the option. */
+    public int maxResponseBytes() {
+        return maxResponseBytes;
+    }
+
     /** Threads that parse and handle requests (num.io.threads). */
     public int requestHandlers() {
         return requestHandlers;
@@ -362,6 +393,21 @@ public final class BrokerConfig {
     /** Groups the coordinator holds at most. */
     public int maxGroups() {
         return maxGroups;
+    }
+
+    /** Groups one client id may have created that are still held. */
+    public int maxGroupsPerClient() {
+        return maxGroupsPerClient;
+    }
+
+    /** How long an empty group keeps its offsets (offsets.retention.minutes). */
+    public int offsetsRetentionMinutes() {
+        return offsetsRetentionMinutes;
+    }
+
+    /** How often expired offsets are looked for (offsets.retention.check.interval.ms). */
+    public long offsetsRetentionCheckIntervalMs() {
+        return offsetsRetentionCheckIntervalMs;
     }
 
     /** The largest record batch a produce may append (message.max.bytes), unless a topic sets max.message.bytes. */
@@ -478,6 +524,11 @@ public final class BrokerConfig {
             return this;
         }
 
+        public Builder maxResponseBytes(int maxResponseBytes) {
+            config().maxResponseBytes = maxResponseBytes;
+            return this;
+        }
+
         public Builder requestHandlers(int requestHandlers) {
             config().requestHandlers = requestHandlers;
             return this;
@@ -521,6 +572,17 @@ public final class BrokerConfig {
 
         public Builder maxGroups(int maxGroups) {
             config().maxGroups = maxGroups;
+            return this;
+        }
+
+        public Builder maxGroupsPerClient(int maxGroupsPerClient) {
+            config().maxGroupsPerClient = maxGroupsPerClient;
+            return this;
+        }
+
+        public Builder offsetsRetention(int minutes, long checkIntervalMs) {
+            config().offsetsRetentionMinutes = minutes;
+            config().offsetsRetentionCheckIntervalMs = checkIntervalMs;
             return this;
         }
 

@@ -71,6 +71,7 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
     private final KafkaApis apis;
     private final BrokerStats stats;
     private final int maxInFlight;
+    private final int maxResponseBytes;
     private final Executor requestHandlers;
     private final ArrayDeque<ByteBuf> unhandled = new ArrayDeque<>();
     private ChannelHandlerContext ctx;
@@ -86,8 +87,12 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
         CLOSE_AFTER_FLUSH
     }
 
-    /** @param requestHandlers the threads that parse and handle requests ({@link RequestHandlerPool}) */
-    public KafkaRequestHandler(KafkaApis apis, BrokerStats stats, int maxInFlight, Executor requestHandlers) {
+    /**
+     * @param maxResponseBytes a larger response closes the connection ({@link ResponseQueue})
+     * @param requestHandlers the threads that parse and handle requests ({@link RequestHandlerPool})
+     */
+    public KafkaRequestHandler(KafkaApis apis, BrokerStats stats, int maxInFlight, int maxResponseBytes, Executor requestHandlers) {
+        this.maxResponseBytes = maxResponseBytes;
         this.apis = apis;
         this.requestHandlers = requestHandlers;
         this.stats = stats;
@@ -97,7 +102,7 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
-        this.responses = new ResponseQueue(ctx.channel());
+        this.responses = new ResponseQueue(ctx.channel(), maxResponseBytes);
     }
 
     @Override

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.protocol.ObjectSerializationCache;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.requests.RequestUtils;
@@ -48,13 +49,16 @@ public final class ResponseQueue {
     private static final Logger LOG = LoggerFactory.getLogger(ResponseQueue.class);
 
     private final Channel channel;
+    private final int maxResponseBytes;
     private final ArrayDeque<Slot> slots = new ArrayDeque<>(); // event loop only
     private ChannelFuture lastWrite; // event loop only
     private boolean closing; // event loop only
     private volatile boolean abandoned; // written on the event loop
 
-    ResponseQueue(Channel channel) {
+    /** @param maxResponseBytes a larger response is not serialized: its slot {@link Slot#fail fails} */
+    ResponseQueue(Channel channel, int maxResponseBytes) {
         this.channel = channel;
+        this.maxResponseBytes = maxResponseBytes;
     }
 
     /** Reserves the next response slot; on the event loop. */
@@ -176,7 +180,10 @@ public final class ResponseQueue {
             this.responseHeaderVersion = responseHeaderVersion;
         }
 
-        /** Serializes {@code response} in the request's version; one that does not serialize {@link #fail fails} the slot. */
+        /**
+         * Serializes {@code response} in the request's version; one that does not serialize, or whose
+         * size is past the limit (measured before any buffer is allocated), {@link #fail fails} the slot.
+         */
         @Override
         public void send(AbstractResponse response) {
             if (abandoned) {
@@ -185,6 +192,11 @@ public final class ResponseQueue {
             ResponseHeader responseHeader = new ResponseHeader(correlationId, responseHeaderVersion);
             final ByteBuffer serialized;
             try {
+                ObjectSerializationCache cache = new ObjectSerializationCache();
+                long size = (long) responseHeader.data().size(cache, responseHeader.headerVersion()) + response.data().size(cache, apiVersion);
+                if (size > maxResponseBytes) {
+                    throw new IllegalStateException("the response takes " + size + " bytes, more than --max-response-bytes " + maxResponseBytes);
+                }
                 serialized = RequestUtils.serialize(responseHeader.data(), responseHeader.headerVersion(), response.data(), apiVersion);
             } catch (RuntimeException e) {
                 fail(e);

@@ -95,7 +95,8 @@ public final class SocketServer {
                                     .addLast("idle", new IdleStateHandler(config.idleTimeoutMs(), 0, 0, TimeUnit.MILLISECONDS))
                                     .addLast("frames", new LengthFieldBasedFrameDecoder(config.maxFrameBytes(), 0, 4, 0, 4))
                                     .addLast("length", new LengthFieldPrepender(4))
-                                    .addLast("requests", new KafkaRequestHandler(apis, stats, config.maxInFlightPerConnection(), requestHandlers));
+                                    .addLast("requests", new KafkaRequestHandler(apis, stats, config.maxInFlightPerConnection(),
+                                            config.maxResponseBytes(), requestHandlers));
                         }
                     })
                     .bind(config.port())

@@ -97,7 +97,7 @@ public final class KafkaApis {
         this.fetchHandler = new FetchHandler(replicaManager, stats);
         this.listOffsetsHandler = new ListOffsetsHandler(replicaManager);
         this.groupApis = new GroupApis(coordinator, replicaManager);
-        this.topicAdminHandler = new TopicAdminHandler(replicaManager);
+        this.topicAdminHandler = new TopicAdminHandler(replicaManager, coordinator);
         this.configsHandler = new ConfigsHandler(replicaManager);
         this.deleteRecordsHandler = new DeleteRecordsHandler(replicaManager);
     }
@@ -159,7 +159,7 @@ public final class KafkaApis {
                 responder.send(groupApis.leaveGroup((LeaveGroupRequest) request, version));
                 break;
             case OFFSET_COMMIT:
-                responder.send(groupApis.offsetCommit((OffsetCommitRequest) request, version));
+                responder.send(groupApis.offsetCommit((OffsetCommitRequest) request, version, header.clientId()));
                 break;
             case OFFSET_FETCH:
                 responder.send(groupApis.offsetFetch((OffsetFetchRequest) request, version));
