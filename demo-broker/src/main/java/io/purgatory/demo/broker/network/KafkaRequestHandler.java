@@ -78,6 +78,7 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
     private ResponseQueue responses;
     private boolean handling; // a request of this connection is with the request handlers
     private boolean refused; // a bad frame was read: frames are dropped until the connection closes
+    private String badFrame; // why the framing refused the input, until the frames before it are handed on
 
     /** What this handler is told through the pipeline ({@code fireUserEventTriggered}), on its event loop. */
     enum ConnectionEvent {
@@ -119,6 +120,10 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object frame) {
+        if (badFrame != null) { // it came after a bad frame: dropped
+            ((ByteBuf) frame).release();
+            return;
+        }
         unhandled.add((ByteBuf) frame);
         handleFrames();
     }
@@ -158,12 +163,12 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
         if (cause instanceof IOException) {
             LOG.debug("connection from {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
             ctx.close();
-        } else if (cause instanceof Exception && !refused) { // the framing refused a length prefix
-            unhandled.forEach(ByteBuf::release);
-            unhandled.clear();
-            refuse("bad frame (" + describe(cause) + ")");
-            handleFrames();
-        } else if (!(cause instanceof Exception)) { // an Error is no frame's fault
+        } else if (cause instanceof Exception) { // the framing refused a length prefix: the frames before it are handled first
+            if (badFrame == null && !refused) {
+                badFrame = "bad frame (" + describe(cause) + ")";
+                handleFrames();
+            }
+        } else { // an Error is no frame's fault
             LOG.error("closing connection from {}: {}", ctx.channel().remoteAddress(), cause.toString(), cause);
             ctx.close();
         }
@@ -185,7 +190,10 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
                 && ctx.channel().isWritable()) {
             dispatch(unhandled.poll());
         }
-        ctx.channel().config().setAutoRead(refused || unhandled.isEmpty() && ctx.channel().isWritable());
+        if (badFrame != null && !refused && unhandled.isEmpty()) { // every frame before the bad one has its slot
+            refuse(badFrame);
+        }
+        ctx.channel().config().setAutoRead(refused || badFrame != null || unhandled.isEmpty() && ctx.channel().isWritable());
     }
 
     /**
@@ -220,11 +228,17 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
         handling = true;
         try {
             requestHandlers.execute(() -> {
+                boolean handled = false;
                 try {
-                    handle(request);
+                    handled = handle(request);
+                } catch (Error e) { // not the client's fault, nor a bad frame: logged as what it is, and the connection closes
+                    LOG.error("closing connection from {}: handling its {} request failed", ctx.channel().remoteAddress(), request.header().apiKey(), e);
+                    request.slot().closeConnection();
+                    throw e;
                 } finally {
                     frame.release();
-                    ctx.executor().execute(this::requestHandled);
+                    boolean refusedBody = !handled;
+                    ctx.executor().execute(() -> requestHandled(refusedBody));
                 }
             });
         } catch (RejectedExecutionException shuttingDown) {
@@ -234,9 +248,13 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** The request handlers are done with this connection's request: hand them the next. On the event loop. */
-    private void requestHandled() {
+    /**
+     * The request handlers are done with this connection's request: hand them the next, or, when
+     * they refused its body, drop what follows. On the event loop.
+     */
+    private void requestHandled(boolean refusedBody) {
         handling = false;
+        refused |= refusedBody;
         handleFrames();
     }
 
@@ -248,30 +266,33 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
     /**
      * Parses and handles one request; on a request handler thread. A body refused here closes the
      * connection once the responses before it are written.
+     *
+     * @return false when the body was refused
      */
-    private void handle(Request request) {
+    private boolean handle(Request request) {
         RequestHeader header = request.header();
         ApiKeys api = header.apiKey();
         ByteBuffer buffer = request.body();
         if (api == ApiKeys.PRODUCE && ProduceTopicLimit.declaredTopics(buffer, header.apiVersion()) > ProduceTopicLimit.MAX_TOPICS) {
             refuse(request.slot(), "produce v" + header.apiVersion() + " lists more than " + ProduceTopicLimit.MAX_TOPICS + " topic entries");
-            return;
+            return false;
         }
         String excess = RequestEntryLimit.excess(api, header.apiVersion(), buffer);
         if (excess != null) {
             refuse(request.slot(), excess);
-            return;
+            return false;
         }
         final AbstractRequest parsed;
         try {
             parsed = AbstractRequest.parseRequest(api, header.apiVersion(), new ByteBufferAccessor(buffer)).request;
         } catch (RuntimeException e) {
             refuse(request.slot(), "malformed " + api + " v" + header.apiVersion() + " request (" + describe(e) + ")");
-            return;
+            return false;
         }
         stats.onRequest(api);
         apis.handle(header, parsed, request.localHost(), request.localPort(), request.clientHost(),
                 new CountingResponder(api, request.slot(), stats));
+        return true;
     }
 
     /** The client's address as Kafka shows a group member's host: "/127.0.0.1", no port. */

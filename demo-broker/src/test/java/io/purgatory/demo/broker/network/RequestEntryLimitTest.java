@@ -9,6 +9,7 @@ import java.util.stream.Stream;
 import org.apache.kafka.common.message.JoinGroupRequestData.JoinGroupRequestProtocol;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopic;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -19,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Every keyed array of every API, with N = 1,000 to 16,000 entries of equal keys, of one hash, or
+ * Every keyed array of every API, with N = 1,000 to 16,000 entries (the sweep is tagged stress) of equal keys, of one hash, or
  * distinct: the scan's cost (entries read, probes counted) grows linearly with N, colliding keys
  * are refused, and distinct ones pass up to {@link RequestEntryLimit#MAX_ENTRIES}.
  */
@@ -41,6 +42,7 @@ class RequestEntryLimitTest {
         return arrays.stream();
     }
 
+    @Tag("stress")
     @ParameterizedTest(name = "{0} v{1} {2}")
     @MethodSource("keyedArrays")
     void costGrowsLinearlyAndCollisionsAreRefused(ApiKeys api, short version, String path) {
