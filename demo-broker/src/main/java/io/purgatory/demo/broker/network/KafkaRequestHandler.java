@@ -227,20 +227,7 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
         Request request = new Request(header, buffer, local.getHostString(), local.getPort(), clientHost(), slot);
         handling = true;
         try {
-            requestHandlers.execute(() -> {
-                boolean handled = false;
-                try {
-                    handled = handle(request);
-                } catch (Error e) { // not the client's fault, nor a bad frame: logged as what it is, and the connection closes
-                    LOG.error("closing connection from {}: handling its {} request failed", ctx.channel().remoteAddress(), request.header().apiKey(), e);
-                    request.slot().closeConnection();
-                    throw e;
-                } finally {
-                    frame.release();
-                    boolean refusedBody = !handled;
-                    ctx.executor().execute(() -> requestHandled(refusedBody));
-                }
-            });
+            requestHandlers.execute(new Handling(frame, request));
         } catch (RejectedExecutionException shuttingDown) {
             frame.release();
             handling = false;
@@ -256,6 +243,44 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
         handling = false;
         refused |= refusedBody;
         handleFrames();
+    }
+
+    /**
+     * A request's turn on a handler thread: handles it, releases its frame, and tells the event loop
+     * (which then drops what follows when the body was refused). Sized by its frame, which the pool
+     * orders by.
+     */
+    private final class Handling implements RequestHandlerPool.Sized {
+        private final ByteBuf frame;
+        private final Request request;
+        private final int bytes;
+
+        Handling(ByteBuf frame, Request request) {
+            this.frame = frame;
+            this.request = request;
+            this.bytes = frame.readableBytes();
+        }
+
+        @Override
+        public int bytes() {
+            return bytes;
+        }
+
+        @Override
+        public void run() {
+            boolean handled = false;
+            try {
+                handled = handle(request);
+            } catch (Error e) { // not the client's fault, nor a bad frame: logged as what it is, and the connection closes
+                LOG.error("closing connection from {}: handling its {} request failed", ctx.channel().remoteAddress(), request.header().apiKey(), e);
+                request.slot().closeConnection();
+                throw e;
+            } finally {
+                frame.release();
+                boolean refusedBody = !handled;
+                ctx.executor().execute(() -> requestHandled(refusedBody));
+            }
+        }
     }
 
     /** One request on its way to a handler thread: its header, its body (after the header) and where it came from. */

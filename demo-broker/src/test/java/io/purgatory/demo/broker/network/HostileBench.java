@@ -24,10 +24,17 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * The issue's hostile requests against a running demo broker, and a good producer beside them: first
  * each row of the issue's table once at N entries (time until answered or closed), then a
  * KafkaProducer ({@code acks=all}, one record at a time) for {@code seconds} alone and
- * {@code seconds} while one connection per row sends its request in a loop; prints the producer's
+ * {@code seconds} while one connection per row (each in its hostile shape and with distinct names, which
+ * pass the checks and are handled in full) sends its request in a loop; prints the producer's
  * latency percentiles for both phases. A benchmark, not a test: run it by hand (docs/benchmarks.md).
  *
- * <pre>java -cp demo-broker/target/test-classes:$(cat cp.txt) io.purgatory.demo.broker.network.HostileBench PORT TOPIC N SECONDS</pre>
+ * <p>With {@code one} last, the hostile requests come from one client, one after the other (each on a
+ * new connection); without it, one connection per request sends it in a loop, all at once.
+ *
+ * <pre>
+ * java -cp demo-broker/target/demo-broker.jar:demo-broker/target/test-classes \
+ *     io.purgatory.demo.broker.network.HostileBench PORT TOPIC N SECONDS [one]
+ * </pre>
  */
 public final class HostileBench {
     private HostileBench() {
@@ -37,6 +44,12 @@ public final class HostileBench {
     private record Row(String what, ApiKeys api, short version, String path, String keyField, Keys keys) {
         ByteBuffer frame(int n, int correlationId) {
             return HostileBodies.frame(api, version, correlationId, HostileBodies.body(api, version, path, keyField, keys, n));
+        }
+
+        /** The same request with distinct ordinary names: what passes the checks and is handled in full. */
+        Row distinct() {
+            return new Row(what.replaceAll(", (protocols|topics) all .*|, distinct names of one hash", ", distinct names"), api, version, path,
+                    keyField, Keys.DISTINCT);
         }
     }
 
@@ -53,9 +66,15 @@ public final class HostileBench {
         String topic = args[1];
         int n = Integer.parseInt(args[2]);
         int seconds = Integer.parseInt(args[3]);
+        boolean oneClient = args.length > 4 && args[4].equals("one");
         System.out.println("| request | N | size | answered after |");
         System.out.println("|---|---|---|---|");
-        for (Row row : ROWS) {
+        List<Row> rows = new ArrayList<>();
+        ROWS.forEach(row -> {
+            rows.add(row);
+            rows.add(row.distinct());
+        });
+        for (Row row : rows) {
             ByteBuffer frame = row.frame(n, 1);
             long start = System.nanoTime();
             String outcome = exchange(port, frame);
@@ -65,18 +84,25 @@ public final class HostileBench {
         AtomicBoolean attacking = new AtomicBoolean(true);
         AtomicLong sent = new AtomicLong();
         List<Thread> attackers = new ArrayList<>();
-        for (Row row : ROWS) {
-            ByteBuffer frame = row.frame(n, 1);
+        List<List<ByteBuffer>> clients = new ArrayList<>();
+        for (Row row : rows) {
+            if (oneClient && !clients.isEmpty()) {
+                clients.get(0).add(row.frame(n, 1));
+            } else {
+                clients.add(new ArrayList<>(List.of(row.frame(n, 1))));
+            }
+        }
+        for (List<ByteBuffer> frames : clients) {
             Thread attacker = new Thread(() -> {
-                while (attacking.get()) {
+                for (int i = 0; attacking.get(); i++) {
                     try {
-                        exchange(port, frame.duplicate());
+                        exchange(port, frames.get(i % frames.size()).duplicate());
                         sent.incrementAndGet();
                     } catch (IOException e) {
                         return;
                     }
                 }
-            }, "hostile-" + row.api());
+            }, "hostile-" + attackers.size());
             attacker.setDaemon(true);
             attacker.start();
             attackers.add(attacker);
@@ -87,7 +113,8 @@ public final class HostileBench {
             attacker.join(5_000);
         }
         System.out.printf("good producer acks=all, alone:         %s%n", percentiles(idle));
-        System.out.printf("good producer acks=all, beside hostile: %s (%,d hostile requests sent meanwhile)%n", percentiles(attacked), sent.get());
+        System.out.printf("good producer acks=all, beside hostile: %s (%,d hostile requests sent meanwhile on %d connection(s) at a time)%n",
+                percentiles(attacked), sent.get(), clients.size());
     }
 
     /** Sends one frame on a new connection; "answered" or "closed". */
