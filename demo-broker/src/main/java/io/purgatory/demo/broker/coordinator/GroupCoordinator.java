@@ -28,7 +28,7 @@ import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.SyncGroupResponseData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.JoinGroupRequest;
-import io.purgatory.demo.broker.network.ThrottledWarning;
+import io.purgatory.demo.broker.metrics.ThrottledWarning;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,11 +41,15 @@ import org.slf4j.LoggerFactory;
  * JoinGroup and SyncGroup answers that must wait are callbacks the members hold, called when the
  * phase completes; the others are returned at once.
  *
- * <p>Bounded: at most {@link GroupCoordinatorConfig#maxGroups()} groups, each with at most
+ * <p>Bounded: at most {@link GroupCoordinatorConfig#maxGroups()} groups, of which one client id may
+ * have created at most {@link GroupCoordinatorConfig#maxGroupsPerClient()}, each with at most
  * {@link GroupCoordinatorConfig#maxSize()} members and pending members; offsets only for the
  * partitions the caller accepts (the broker's), so at most one per partition per group; group ids
  * of at most {@value #MAX_GROUP_ID_LENGTH} characters ({@code INVALID_GROUP_ID} past it, where Kafka
- * has no limit). An empty group with no offsets is removed at once.
+ * has no limit). An empty group with no offsets is removed at once. Offsets are kept apart, in
+ * {@link GroupOffsets} under the {@link OffsetStore}, which expires them as Kafka's
+ * {@code offsets.retention.minutes} does ({@link #expireOffsets}, run periodically by the broker)
+ * and drops a deleted topic's ({@link #topicDeleted}).
  *
  * <p>Shutdown ({@link #close}): every parked JoinGroup and SyncGroup is answered
  * {@code NOT_COORDINATOR}, then the purgatories close; the operations they expire find the

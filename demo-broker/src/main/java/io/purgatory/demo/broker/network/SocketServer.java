@@ -18,6 +18,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.purgatory.demo.broker.config.BrokerConfig;
 import io.purgatory.demo.broker.metrics.BrokerStats;
+import io.purgatory.demo.broker.metrics.ThrottledWarning;
 import io.purgatory.demo.broker.server.KafkaApis;
 import java.io.IOException;
 import java.net.InetSocketAddress;
