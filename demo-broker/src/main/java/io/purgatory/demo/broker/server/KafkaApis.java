@@ -6,6 +6,7 @@ import io.purgatory.demo.broker.config.BrokerConfig;
 import io.purgatory.demo.broker.metrics.BrokerStats;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -235,7 +236,11 @@ public final class KafkaApis {
             replicaManager.topics().forEach(topic -> data.topics().add(describe(topic)));
         } else {
             int autoCreated = 0;
+            Set<Object> answered = new HashSet<>(); // a topic named again is answered once, as Kafka does
             for (MetadataRequestTopic wanted : requested) {
+                if (!answered.add(wanted.name() != null ? wanted.name() : wanted.topicId())) {
+                    continue;
+                }
                 ReplicaManager.Topic topic = wanted.name() != null ? replicaManager.topic(wanted.name()) : replicaManager.topic(wanted.topicId());
                 if (topic == null && autoCreates(request, wanted.name()) && autoCreated++ < replicaManager.config().maxTopicsPerRequest()) {
                     replicaManager.createTopic(wanted.name(), replicaManager.config().numPartitions(),
