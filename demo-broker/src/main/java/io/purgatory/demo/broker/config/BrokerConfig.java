@@ -110,8 +110,9 @@ public final class BrokerConfig {
     private int maxResponseBytes;
 
     @Option(names = "--request-handlers", paramLabel = "N", defaultValue = "4",
-            description = "Threads that parse and handle requests, off the network threads (Kafka's num.io.threads, 8 there);"
-                    + " 4 suits 2 cores: a slow request holds one of them, never the other connections. Default: ${DEFAULT-VALUE}.")
+            description = "Threads that parse and handle requests, off the network threads (Kafka's num.io.threads, 8 there),"
+                    + " smaller requests first, one thread kept for requests of at most 16 KiB; 4 suits 2 cores: a slow request"
+                    + " holds one of them, never the other connections. Default: ${DEFAULT-VALUE}.")
     @Range(min = 1, max = 256)
     private int requestHandlers;
 

@@ -2,6 +2,9 @@ package io.purgatory.demo.broker.network;
 
 import java.util.concurrent.Executor;
 import java.util.concurrent.PriorityBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -26,29 +29,44 @@ import org.slf4j.LoggerFactory;
  * sending large requests in a loop on many connections delays a small produce by at most one request
  * per handler thread, not by a queue of them. Other tasks count as the smallest.
  *
+ * <p>With two threads or more, one is kept for small requests (at most
+ * {@value #SMALL_REQUEST_BYTES} bytes: a heartbeat, a fetch, a produce of a default-sized batch): a
+ * small request goes to it when it is free, so it does not wait for a large one to finish even when
+ * every other handler is busy with one; when it is busy, the small request joins the queue.
+ *
  * <p>{@link #close} does not wait on a handler that never yields: it interrupts them, waits at most
  * {@value #CLOSE_WAIT_MS} ms, and leaves the rest to die with the process (the threads are daemons).
  *
- * <p>Thread-safe: a {@link ThreadPoolExecutor}.
+ * <p>Thread-safe: two {@link ThreadPoolExecutor}s and an atomic arrival counter.
  */
 public final class RequestHandlerPool implements Executor, AutoCloseable {
     /** How long {@link #close} waits for the handlers to finish the requests they hold. */
     static final long CLOSE_WAIT_MS = 1_000;
     private static final Logger LOG = LoggerFactory.getLogger(RequestHandlerPool.class);
 
+    /** Largest request the handler kept for small requests takes. */
+    static final int SMALL_REQUEST_BYTES = 16 * 1024;
+
     private final ThreadPoolExecutor threads;
+    private final ThreadPoolExecutor smallRequests; // null with one thread: it takes a request only when idle (direct hand-off)
     private final AtomicLong arrivals = new AtomicLong();
 
-    /** Starts {@code size} handler threads, named {@code broker-request-handler-N}. */
+    /** Starts {@code size} handler threads, named {@code broker-request-handler-N}, one of them kept for small requests when {@code size > 1}. */
     public RequestHandlerPool(int size) {
         AtomicInteger ids = new AtomicInteger();
-        this.threads = new ThreadPoolExecutor(size, size, 0, TimeUnit.MILLISECONDS, new PriorityBlockingQueue<>(), task -> {
+        ThreadFactory factory = task -> {
             Thread thread = new Thread(task, "broker-request-handler-" + ids.getAndIncrement());
             thread.setDaemon(true);
             thread.setUncaughtExceptionHandler((t, e) -> LOG.error("request handler {} died; a new one replaces it", t.getName(), e));
             return thread;
-        });
+        };
+        int shared = size > 1 ? size - 1 : size;
+        this.threads = new ThreadPoolExecutor(shared, shared, 0, TimeUnit.MILLISECONDS, new PriorityBlockingQueue<>(), factory);
         threads.prestartAllCoreThreads();
+        this.smallRequests = size > 1 ? new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new SynchronousQueue<>(), factory) : null;
+        if (smallRequests != null) {
+            smallRequests.prestartAllCoreThreads();
+        }
     }
 
     /**
@@ -58,8 +76,16 @@ public final class RequestHandlerPool implements Executor, AutoCloseable {
      */
     @Override
     public void execute(Runnable request) {
-        threads.execute(request instanceof Sized sized ? new Queued(sized, sized.bytes(), arrivals.getAndIncrement())
-                : new Queued(request, 0, arrivals.getAndIncrement()));
+        int bytes = request instanceof Sized sized ? sized.bytes() : 0;
+        if (smallRequests != null && bytes <= SMALL_REQUEST_BYTES) {
+            try {
+                smallRequests.execute(request);
+                return;
+            } catch (RejectedExecutionException busy) {
+                // the handler kept for small requests is busy (or the pool is closed, which the queue says next)
+            }
+        }
+        threads.execute(new Queued(request, bytes, arrivals.getAndIncrement()));
     }
 
     /** A request that says its size in bytes, by which the pool orders it. */
@@ -95,9 +121,15 @@ public final class RequestHandlerPool implements Executor, AutoCloseable {
     @Override
     public void close() {
         threads.shutdownNow();
+        if (smallRequests != null) {
+            smallRequests.shutdownNow();
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_WAIT_MS);
         try {
-            if (!threads.awaitTermination(CLOSE_WAIT_MS, TimeUnit.MILLISECONDS)) {
-                LOG.warn("{} request handler(s) still busy after {} ms; the process exits without them", threads.getActiveCount(), CLOSE_WAIT_MS);
+            boolean stopped = threads.awaitTermination(CLOSE_WAIT_MS, TimeUnit.MILLISECONDS)
+                    && (smallRequests == null || smallRequests.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+            if (!stopped) {
+                LOG.warn("request handler(s) still busy after {} ms; the process exits without them", CLOSE_WAIT_MS);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -41,6 +41,37 @@ class RequestHandlerPoolTest {
     }
 
     @Test
+    void aSmallRequestTakesTheHandlerKeptForItWhileTheOthersRunLargeOnes() throws Exception {
+        RequestHandlerPool pool = new RequestHandlerPool(2);
+        CountDownLatch large = new CountDownLatch(1);
+        try {
+            List<String> ran = new CopyOnWriteArrayList<>();
+            CountDownLatch started = new CountDownLatch(1);
+            pool.execute(new RequestHandlerPool.Sized() {
+                @Override
+                public int bytes() {
+                    return 1 << 20;
+                }
+
+                @Override
+                public void run() {
+                    started.countDown();
+                    await(large);
+                }
+            });
+            started.await();
+            pool.execute(sized("another large", 1 << 20, ran)); // waits: the shared handler is busy
+            pool.execute(sized("small", 100, ran));
+
+            Waits.soon().until(() -> ran.contains("small"));
+            assertEquals(List.of("small"), ran, "the small request did not wait for the large ones");
+        } finally {
+            large.countDown();
+            pool.close();
+        }
+    }
+
+    @Test
     void closeReturnsWhileAHandlerSpinsAndRefusesNewRequests() {
         RequestHandlerPool pool = new RequestHandlerPool(2);
         AtomicBoolean spinning = new AtomicBoolean(true);
