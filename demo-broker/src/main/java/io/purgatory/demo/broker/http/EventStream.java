@@ -62,12 +62,12 @@ public final class EventStream {
         keep(sampler.get());
     }
 
-    /** Characters of JSON the history holds. */
+    /** Characters of JSON the history holds. Visible for testing. */
     long historyChars() {
         return historyChars;
     }
 
-    /** Samples the history holds. */
+    /** Samples the history holds. Visible for testing. */
     int historySize() {
         return history.size();
     }

@@ -1,9 +1,9 @@
 package io.purgatory.demo.broker.network;
 
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.PriorityBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -31,8 +31,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>With two threads or more, one is kept for small requests (at most
  * {@value #SMALL_REQUEST_BYTES} bytes: a heartbeat, a fetch, a produce of a default-sized batch): a
- * small request goes to it when it is free, so it does not wait for a large one to finish even when
- * every other handler is busy with one; when it is busy, the small request joins the queue.
+ * small request goes to it unless it is busy with one and another waits for it, so it does not wait
+ * for a large one to finish even when every other handler is busy with one; otherwise it joins the
+ * queue.
  *
  * <p>{@link #close} does not wait on a handler that never yields: it interrupts them, waits at most
  * {@value #CLOSE_WAIT_MS} ms, and leaves the rest to die with the process (the threads are daemons).
@@ -48,7 +49,7 @@ public final class RequestHandlerPool implements Executor, AutoCloseable {
     static final int SMALL_REQUEST_BYTES = 16 * 1024;
 
     private final ThreadPoolExecutor threads;
-    private final ThreadPoolExecutor smallRequests; // null with one thread: it takes a request only when idle (direct hand-off)
+    private final ThreadPoolExecutor smallRequests; // null with one thread; holds at most one small request waiting
     private final AtomicLong arrivals = new AtomicLong();
 
     /** Starts {@code size} handler threads, named {@code broker-request-handler-N}, one of them kept for small requests when {@code size > 1}. */
@@ -63,7 +64,7 @@ public final class RequestHandlerPool implements Executor, AutoCloseable {
         int shared = size > 1 ? size - 1 : size;
         this.threads = new ThreadPoolExecutor(shared, shared, 0, TimeUnit.MILLISECONDS, new PriorityBlockingQueue<>(), factory);
         threads.prestartAllCoreThreads();
-        this.smallRequests = size > 1 ? new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new SynchronousQueue<>(), factory) : null;
+        this.smallRequests = size > 1 ? new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(1), factory) : null;
         if (smallRequests != null) {
             smallRequests.prestartAllCoreThreads();
         }
@@ -82,7 +83,7 @@ public final class RequestHandlerPool implements Executor, AutoCloseable {
                 smallRequests.execute(request);
                 return;
             } catch (RejectedExecutionException busy) {
-                // the handler kept for small requests is busy (or the pool is closed, which the queue says next)
+                // the handler kept for small requests has one waiting already (or the pool is closed, which the queue says next)
             }
         }
         threads.execute(new Queued(request, bytes, arrivals.getAndIncrement()));
@@ -110,11 +111,6 @@ public final class RequestHandlerPool implements Executor, AutoCloseable {
         private static int sizeClass(int bytes) {
             return 32 - Integer.numberOfLeadingZeros(bytes >>> 10);
         }
-    }
-
-    /** Requests given and not yet taken by a handler thread. */
-    public int queued() {
-        return threads.getQueue().size();
     }
 
     /** Stops the handlers: interrupts those still busy and waits for them at most {@value #CLOSE_WAIT_MS} ms. */
