@@ -5,17 +5,22 @@ import io.purgatory.demo.broker.config.BrokerConfig;
 import io.purgatory.demo.broker.coordinator.GroupCoordinator;
 import io.purgatory.demo.broker.coordinator.GroupCoordinatorConfig;
 import io.purgatory.demo.broker.metrics.BrokerStats;
+import io.purgatory.demo.broker.network.RequestHandlerPool;
 import io.purgatory.demo.broker.network.SocketServer;
 import io.purgatory.demo.broker.replication.SimulatedFollowers;
 import io.purgatory.demo.broker.server.KafkaApis;
 import io.purgatory.demo.broker.server.ReplicaManager;
 import java.io.IOException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The demo broker: starts and stops its parts, as Kafka's {@code BrokerServer} does. A
- * {@link SocketServer} (the Kafka listener) hands requests to {@link KafkaApis}, in front of a
+ * {@link SocketServer} (the Kafka listener) hands requests to the {@link RequestHandlerPool}'s
+ * threads, which run {@link KafkaApis}, in front of a
  * {@link ReplicaManager} whose {@code acks=-1} produces wait in the {@code produce}
  * {@link io.purgatory.DelayedOperationPurgatory} for the {@link SimulatedFollowers}, and whose
  * long-polling fetches wait in the {@code fetch} purgatory for the high watermark to bring them
@@ -29,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * SyncGroup with {@code NOT_COORDINATOR} (a Kafka client looks for the coordinator again), every parked produce (the
  * partitions still waiting get {@code NOT_LEADER_OR_FOLLOWER}, as from a Kafka leader that moves
  * away) and every parked fetch (with what is there), then lets each connection write what it owes
- * and closes it ({@link SocketServer#closeConnections()}).
+ * and closes it ({@link SocketServer#closeConnections()}), at most 10 s later, and stops the request
+ * handlers, waiting at most a second for one that is still busy.
  *
  * <p>Thread-safe: start it with {@link #start}; {@link #close()} is idempotent and may be called
  * from any thread (a shutdown hook, say). {@code closed} is guarded by {@code closeLock}.
@@ -41,6 +47,8 @@ public final class DemoBroker implements AutoCloseable {
     private final ReplicaManager replicaManager;
     private final GroupCoordinator coordinator;
     private final BrokerStats stats = new BrokerStats();
+    private final RequestHandlerPool requestHandlers;
+    private final ScheduledExecutorService offsetExpiry;
     private final SocketServer socketServer;
     private final Object closeLock = new Object();
     @GuardedBy("closeLock")
@@ -50,9 +58,19 @@ public final class DemoBroker implements AutoCloseable {
         this.config = config;
         this.replicaManager = new ReplicaManager(config);
         this.coordinator = new GroupCoordinator(GroupCoordinatorConfig.of(config));
+        this.requestHandlers = new RequestHandlerPool(config.requestHandlers());
+        this.offsetExpiry = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, "offset-expiry");
+            thread.setDaemon(true);
+            return thread;
+        });
+        offsetExpiry.scheduleWithFixedDelay(this::expireOffsets, config.offsetsRetentionCheckIntervalMs(),
+                config.offsetsRetentionCheckIntervalMs(), TimeUnit.MILLISECONDS);
         try {
-            this.socketServer = new SocketServer(config, new KafkaApis(replicaManager, coordinator, stats), stats);
+            this.socketServer = new SocketServer(config, new KafkaApis(replicaManager, coordinator, stats), stats, requestHandlers);
         } catch (IOException | InterruptedException | RuntimeException e) {
+            requestHandlers.close();
+            offsetExpiry.shutdownNow();
             coordinator.close();
             replicaManager.close();
             throw e;
@@ -102,6 +120,15 @@ public final class DemoBroker implements AutoCloseable {
         return stats;
     }
 
+    /** One offset retention check; a failure is logged and the next check runs as planned. */
+    private void expireOffsets() {
+        try {
+            coordinator.expireOffsets();
+        } catch (RuntimeException e) {
+            LOG.error("offset retention check failed; the next one runs in {} ms", config.offsetsRetentionCheckIntervalMs(), e);
+        }
+    }
+
     /** Stops the broker after answering every parked request; see the class comment. */
     @Override
     public void close() {
@@ -114,9 +141,11 @@ public final class DemoBroker implements AutoCloseable {
         LOG.info("demo broker shutting down: answering {} parked produce and {} parked fetch request(s)",
                 replicaManager.producePurgatoryMetrics().delayed(), replicaManager.fetchPurgatoryMetrics().delayed());
         socketServer.stopAccepting();
+        offsetExpiry.shutdownNow();
         coordinator.close();
         replicaManager.close();
         socketServer.closeConnections();
+        requestHandlers.close();
         LOG.info("demo broker stopped");
     }
 }

@@ -80,6 +80,24 @@ class MalformedInputTest {
                 DemoBrokerTest.answer(newcomer.send(WireClient.produce("demo", 0, (short) -1, 10_000, 1)))).errorCode());
     }
 
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("malformed")
+    void aValidRequestJustBeforeBadInputIsAnsweredThenTheConnectionCloses(String what, byte[] bad) throws Exception {
+        ByteBuffer request = new ApiVersionsRequest.Builder(ApiKeys.API_VERSIONS.latestVersion()).build()
+                .serializeWithHeader(new RequestHeader(ApiKeys.API_VERSIONS, ApiKeys.API_VERSIONS.latestVersion(), "client", 41));
+        byte[] valid = frame(java.util.Arrays.copyOfRange(request.array(), request.arrayOffset(), request.arrayOffset() + request.remaining()));
+        try (java.net.Socket socket = new java.net.Socket("localhost", broker.port())) {
+            DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+            out.write(concat(valid, bad)); // one write: both arrive in one read
+            out.flush();
+            java.io.DataInputStream in = new java.io.DataInputStream(socket.getInputStream());
+            byte[] response = new byte[in.readInt()];
+            in.readFully(response);
+            assertEquals(41, ByteBuffer.wrap(response).getInt(), "the valid request's answer comes first");
+            assertEquals(-1, in.read(), "then the connection closes");
+        }
+    }
+
     @Test
     void anApiVersionsRequestTooNewIsAnsweredInVersionZeroWithUnsupportedVersion() throws Exception {
         short tooNew = (short) (ApiKeys.API_VERSIONS.latestVersion() + 1);

@@ -10,19 +10,24 @@ import static io.purgatory.demo.broker.config.BrokerSettings.IDLE_TIMEOUT_MS;
 import static io.purgatory.demo.broker.config.BrokerSettings.MAX_CONNECTIONS;
 import static io.purgatory.demo.broker.config.BrokerSettings.MAX_FRAME_BYTES;
 import static io.purgatory.demo.broker.config.BrokerSettings.MAX_GROUPS;
+import static io.purgatory.demo.broker.config.BrokerSettings.MAX_GROUPS_PER_CLIENT;
 import static io.purgatory.demo.broker.config.BrokerSettings.MAX_IN_FLIGHT_PER_CONNECTION;
 import static io.purgatory.demo.broker.config.BrokerSettings.MAX_MESSAGE_BYTES;
 import static io.purgatory.demo.broker.config.BrokerSettings.MAX_PARKED_REQUESTS;
 import static io.purgatory.demo.broker.config.BrokerSettings.MAX_PARTITIONS;
 import static io.purgatory.demo.broker.config.BrokerSettings.MAX_PARTITIONS_PER_REQUEST;
+import static io.purgatory.demo.broker.config.BrokerSettings.MAX_RESPONSE_BYTES;
 import static io.purgatory.demo.broker.config.BrokerSettings.MAX_TOPICS_PER_REQUEST;
 import static io.purgatory.demo.broker.config.BrokerSettings.MIN_INSYNC_REPLICAS;
 import static io.purgatory.demo.broker.config.BrokerSettings.NUM_PARTITIONS;
+import static io.purgatory.demo.broker.config.BrokerSettings.OFFSETS_RETENTION_CHECK_INTERVAL_MS;
+import static io.purgatory.demo.broker.config.BrokerSettings.OFFSETS_RETENTION_MINUTES;
 import static io.purgatory.demo.broker.config.BrokerSettings.PORT;
 import static io.purgatory.demo.broker.config.BrokerSettings.REPLICAS;
 import static io.purgatory.demo.broker.config.BrokerSettings.REPLICA_LAG_JITTER_MS;
 import static io.purgatory.demo.broker.config.BrokerSettings.REPLICA_LAG_MS;
 import static io.purgatory.demo.broker.config.BrokerSettings.REPLICA_LAG_TIME_MAX_MS;
+import static io.purgatory.demo.broker.config.BrokerSettings.REQUEST_HANDLERS;
 import static io.purgatory.demo.broker.config.BrokerSettings.RETENTION_BYTES;
 import static io.purgatory.demo.broker.config.BrokerSettings.STALL_AFTER_MS;
 import static io.purgatory.demo.broker.config.BrokerSettings.STALL_MS;
@@ -219,6 +224,16 @@ public final class BrokerConfig {
         return get(MAX_IN_FLIGHT_PER_CONNECTION);
     }
 
+    /** Largest response the broker builds; see the option. */
+    public int maxResponseBytes() {
+        return get(MAX_RESPONSE_BYTES);
+    }
+
+    /** Threads that parse and handle requests (num.io.threads). */
+    public int requestHandlers() {
+        return get(REQUEST_HANDLERS);
+    }
+
     /** Bytes of record batches each partition's log keeps; the oldest beyond it are dropped (the newest always stays). */
     public long retentionBytes() {
         return get(RETENTION_BYTES);
@@ -262,6 +277,21 @@ public final class BrokerConfig {
     /** Groups the coordinator holds at most. */
     public int maxGroups() {
         return get(MAX_GROUPS);
+    }
+
+    /** Groups one client id may have created that are still held. */
+    public int maxGroupsPerClient() {
+        return get(MAX_GROUPS_PER_CLIENT);
+    }
+
+    /** How long an empty group keeps its offsets (offsets.retention.minutes). */
+    public int offsetsRetentionMinutes() {
+        return get(OFFSETS_RETENTION_MINUTES);
+    }
+
+    /** How often expired offsets are looked for (offsets.retention.check.interval.ms). */
+    public long offsetsRetentionCheckIntervalMs() {
+        return get(OFFSETS_RETENTION_CHECK_INTERVAL_MS);
     }
 
     /** The largest record batch a produce may append (message.max.bytes), unless a topic sets max.message.bytes. */
@@ -369,6 +399,14 @@ public final class BrokerConfig {
             return set(MAX_IN_FLIGHT_PER_CONNECTION, maxInFlightPerConnection);
         }
 
+        public Builder maxResponseBytes(int maxResponseBytes) {
+            return set(MAX_RESPONSE_BYTES, maxResponseBytes);
+        }
+
+        public Builder requestHandlers(int requestHandlers) {
+            return set(REQUEST_HANDLERS, requestHandlers);
+        }
+
         public Builder retentionBytes(long retentionBytes) {
             return set(RETENTION_BYTES, retentionBytes);
         }
@@ -400,6 +438,15 @@ public final class BrokerConfig {
 
         public Builder maxGroups(int maxGroups) {
             return set(MAX_GROUPS, maxGroups);
+        }
+
+        public Builder maxGroupsPerClient(int maxGroupsPerClient) {
+            return set(MAX_GROUPS_PER_CLIENT, maxGroupsPerClient);
+        }
+
+        public Builder offsetsRetention(int minutes, long checkIntervalMs) {
+            set(OFFSETS_RETENTION_MINUTES, minutes);
+            return set(OFFSETS_RETENTION_CHECK_INTERVAL_MS, checkIntervalMs);
         }
 
         public Builder autoCreateTopics(boolean autoCreateTopics) {

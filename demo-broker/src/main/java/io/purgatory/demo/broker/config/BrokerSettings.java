@@ -61,6 +61,14 @@ public final class BrokerSettings {
     public static final Setting<Integer> MAX_IN_FLIGHT_PER_CONNECTION = Setting.ofInt("--max-in-flight-per-connection", "N", 1024, 1,
             MAX_COUNT, "A connection with N requests awaiting responses is not read from until one is answered"
                     + " (Kafka reads one at a time).");
+    public static final Setting<Integer> MAX_RESPONSE_BYTES = Setting.ofInt("--max-response-bytes", "BYTES", 104_857_600, 65_536,
+            MAX_BYTES, "Largest response: a DescribeGroups or OffsetFetch answers the groups that do not fit with"
+                    + " POLICY_VIOLATION, checked before they are built; any other response past it closes its connection"
+                    + " (Kafka's socket.request.max.bytes bounds requests alike).");
+    public static final Setting<Integer> REQUEST_HANDLERS = Setting.ofInt("--request-handlers", "N", 4, 1, 256,
+            "Threads that parse and handle requests, off the network threads (Kafka's num.io.threads, 8 there),"
+                    + " smaller requests first, one thread kept for requests of at most 16 KiB; 4 suits 2 cores: a slow request"
+                    + " holds one of them, never the other connections.");
     public static final Setting<Long> RETENTION_BYTES = Setting.ofLong("--retention-bytes", "BYTES", 67_108_864, -1, 1L << 50,
             "Bytes of record batches each partition keeps in memory; the oldest are dropped beyond it"
                     + " (the newest always stays; the log start offset moves, and fetching below it gets OFFSET_OUT_OF_RANGE);"
@@ -88,6 +96,15 @@ public final class BrokerSettings {
     public static final Setting<Integer> MAX_GROUPS = Setting.ofInt("--max-groups", "N", 10_000, 1, MAX_COUNT,
             "Groups the coordinator holds (each keeps its committed offsets while it has any); past N a"
                     + " request that would create one gets COORDINATOR_NOT_AVAILABLE.");
+    public static final Setting<Integer> MAX_GROUPS_PER_CLIENT = Setting.ofInt("--max-groups-per-client", "N", 1000, 1, MAX_COUNT,
+            "Groups one client id may have created that are still held; past N a request of that client id that"
+                    + " would create one gets COORDINATOR_NOT_AVAILABLE, so one client cannot fill --max-groups.");
+    public static final Setting<Integer> OFFSETS_RETENTION_MINUTES = Setting.ofInt("--offsets-retention-minutes", "MIN", 10_080, 1,
+            (int) (MAX_MS / 60_000L), "An empty group keeps its committed offsets this long after it became empty (a group that never"
+                    + " had members: each offset this long after its commit); then they go, and the group with them (Kafka's"
+                    + " offsets.retention.minutes).");
+    public static final Setting<Long> OFFSETS_RETENTION_CHECK_INTERVAL_MS = Setting.ofLong("--offsets-retention-check-interval-ms",
+            "MS", 600_000, 1, MAX_MS, "How often expired offsets are looked for (Kafka's offsets.retention.check.interval.ms).");
     public static final Setting<Integer> MAX_MESSAGE_BYTES = Setting.ofInt("--max-message-bytes", "BYTES", 1_048_588, 0, MAX_BYTES,
             "The largest record batch a produce may append (Kafka's message.max.bytes; a topic's max.message.bytes"
                     + " overrides it, and kafka-configs changes either while the broker runs); a larger one gets MESSAGE_TOO_LARGE.")
@@ -127,9 +144,9 @@ public final class BrokerSettings {
     /** Every setting, in the order of the command line's help. */
     public static final List<Setting<?>> ALL = List.of(PORT, TOPICS, REPLICAS, REPLICA_LAG_MS, REPLICA_LAG_JITTER_MS, STALL_REPLICAS,
             STALL_MS, HEALTHY_MS, STALL_AFTER_MS, REPLICA_LAG_TIME_MAX_MS, MIN_INSYNC_REPLICAS, MAX_FRAME_BYTES,
-            MAX_IN_FLIGHT_PER_CONNECTION, RETENTION_BYTES, MAX_PARKED_REQUESTS, MAX_CONNECTIONS, IDLE_TIMEOUT_MS,
+            MAX_IN_FLIGHT_PER_CONNECTION, MAX_RESPONSE_BYTES, REQUEST_HANDLERS, RETENTION_BYTES, MAX_PARKED_REQUESTS, MAX_CONNECTIONS, IDLE_TIMEOUT_MS,
             GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE, MAX_GROUPS,
-            MAX_MESSAGE_BYTES, NUM_PARTITIONS, AUTO_CREATE_TOPICS, MAX_PARTITIONS, MAX_PARTITIONS_PER_REQUEST, MAX_TOPICS_PER_REQUEST,
+            MAX_GROUPS_PER_CLIENT, OFFSETS_RETENTION_MINUTES, OFFSETS_RETENTION_CHECK_INTERVAL_MS, MAX_MESSAGE_BYTES, NUM_PARTITIONS, AUTO_CREATE_TOPICS, MAX_PARTITIONS, MAX_PARTITIONS_PER_REQUEST, MAX_TOPICS_PER_REQUEST,
             PORT_FILE, HTTP_PORT, HTTP_HOST, HTTP_PORT_FILE, CONSOLE);
 
     private BrokerSettings() {

@@ -6,6 +6,7 @@ import io.purgatory.PurgatoryMetrics;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -27,6 +28,7 @@ import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.SyncGroupResponseData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.JoinGroupRequest;
+import io.purgatory.demo.broker.metrics.ThrottledWarning;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,11 +41,15 @@ import org.slf4j.LoggerFactory;
  * JoinGroup and SyncGroup answers that must wait are callbacks the members hold, called when the
  * phase completes; the others are returned at once.
  *
- * <p>Bounded: at most {@link GroupCoordinatorConfig#maxGroups()} groups, each with at most
+ * <p>Bounded: at most {@link GroupCoordinatorConfig#maxGroups()} groups, of which one client id may
+ * have created at most {@link GroupCoordinatorConfig#maxGroupsPerClient()}, each with at most
  * {@link GroupCoordinatorConfig#maxSize()} members and pending members; offsets only for the
  * partitions the caller accepts (the broker's), so at most one per partition per group; group ids
  * of at most {@value #MAX_GROUP_ID_LENGTH} characters ({@code INVALID_GROUP_ID} past it, where Kafka
- * has no limit). An empty group with no offsets is removed at once.
+ * has no limit). An empty group with no offsets is removed at once. Offsets are kept apart, in
+ * {@link GroupOffsets} under the {@link OffsetStore}, which expires them as Kafka's
+ * {@code offsets.retention.minutes} does ({@link #expireOffsets}, run periodically by the broker)
+ * and drops a deleted topic's ({@link #topicDeleted}).
  *
  * <p>Shutdown ({@link #close}): every parked JoinGroup and SyncGroup is answered
  * {@code NOT_COORDINATOR}, then the purgatories close; the operations they expire find the
@@ -63,6 +69,8 @@ public final class GroupCoordinator implements AutoCloseable {
     public static final String CONSUMER_PROTOCOL_TYPE = ConsumerProtocol.PROTOCOL_TYPE;
     private static final Logger LOG = LoggerFactory.getLogger(GroupCoordinator.class);
     private static final byte[] NO_BYTES = new byte[0];
+    /** A refused group creation is logged at most once per this period, with a count of the others. */
+    private static final long WARNING_PERIOD_MS = 10_000;
 
     private final GroupCoordinatorConfig config;
     private final DelayedOperationPurgatory<DelayedOperation> rebalancePurgatory;
@@ -70,6 +78,9 @@ public final class GroupCoordinator implements AutoCloseable {
     private final LongSupplier clock;
     private final ConcurrentHashMap<String, GroupMetadata> groups = new ConcurrentHashMap<>();
     private final Object groupsLock = new Object();
+    private final Map<String, Integer> groupsByCreator = new HashMap<>(); // guarded by groupsLock: client id to the groups it created, held
+    private final OffsetStore offsetStore;
+    private final ThrottledWarning groupCapWarning = new ThrottledWarning(LOG::warn, WARNING_PERIOD_MS, System::nanoTime);
     private final LongAdder rebalances = new LongAdder();
     private final LongAdder membersExpired = new LongAdder();
     private volatile boolean closed;
@@ -89,6 +100,7 @@ public final class GroupCoordinator implements AutoCloseable {
         this.rebalancePurgatory = rebalancePurgatory;
         this.heartbeatPurgatory = heartbeatPurgatory;
         this.clock = clock;
+        this.offsetStore = new OffsetStore(config.offsetsRetentionMs());
     }
 
     public GroupCoordinatorConfig config() {
@@ -116,7 +128,7 @@ public final class GroupCoordinator implements AutoCloseable {
             return;
         }
         boolean unknownMember = JoinGroupRequest.UNKNOWN_MEMBER_ID.equals(memberId);
-        withGroup(request.groupId(), unknownMember, group -> {
+        withGroup(request.groupId(), unknownMember ? clientId : null, group -> {
             doJoin(group, request, version, clientId, clientHost, callback);
             return null;
         }, missing -> {
@@ -364,7 +376,7 @@ public final class GroupCoordinator implements AutoCloseable {
             callback.accept(syncError(Errors.NOT_COORDINATOR));
             return;
         }
-        withGroup(request.groupId(), false, group -> {
+        withGroup(request.groupId(), null, group -> {
             doSync(group, request, callback);
             return null;
         }, missing -> {
@@ -465,7 +477,7 @@ public final class GroupCoordinator implements AutoCloseable {
         if (closed) {
             return Errors.NOT_COORDINATOR;
         }
-        return withGroup(groupId, false, group -> {
+        return withGroup(groupId, null, group -> {
             Errors invalid = validateMember(group, memberId, groupInstanceId);
             if (invalid != Errors.NONE) {
                 return invalid;
@@ -539,10 +551,15 @@ public final class GroupCoordinator implements AutoCloseable {
                 scheduleHeartbeat(group, memberId, member, member.sessionTimeoutMs()); // its answer is what it waits for
                 return;
             }
-            LOG.info("group {}: member {} expired after its session timeout of {} ms", group.groupId(), memberId,
+            LOG.debug("group {}: member {} expired after its session timeout of {} ms", group.groupId(), memberId,
                     member.isNew() ? config.newMemberJoinTimeoutMs() : member.sessionTimeoutMs());
             membersExpired.increment();
+            group.countExpiredMember();
             removeMember(group, member);
+            if (group.members().isEmpty()) {
+                LOG.info("group {}: {} member(s) expired after their session timeout; the group is empty", group.groupId(),
+                        group.takeExpiredMembers());
+            }
             afterMemberRemoval(group, "member " + memberId + "'s session expired");
         }
     }
@@ -557,7 +574,7 @@ public final class GroupCoordinator implements AutoCloseable {
             leaving.forEach(m -> noGroup.add(memberResponse(m, error)));
             return noGroup;
         }
-        return withGroup(groupId, false, group -> {
+        return withGroup(groupId, null, group -> {
             List<MemberResponse> responses = new ArrayList<>(leaving.size());
             List<String> removed = new ArrayList<>();
             for (MemberIdentity m : leaving) {
@@ -636,10 +653,11 @@ public final class GroupCoordinator implements AutoCloseable {
 
     /**
      * Commits offsets, validated as Kafka's classic groups do: a member of the current generation, or
-     * anyone (generation -1, no member id) while the group is empty, which creates a "simple" group.
+     * anyone (generation -1, no member id) while the group is empty, which creates a "simple" group
+     * (counted against {@code clientId}'s groups).
      * Metadata past {@code offset.metadata.max.bytes} gets {@code OFFSET_METADATA_TOO_LARGE}.
      */
-    public CommitResult commitOffsets(String groupId, String memberId, String groupInstanceId, int generationId,
+    public CommitResult commitOffsets(String groupId, String memberId, String groupInstanceId, int generationId, String clientId,
                                       Map<TopicPartition, CommittedOffset> offsets) {
         if (!validGroupId(groupId)) {
             return new CommitResult(Errors.INVALID_GROUP_ID, Map.of());
@@ -647,7 +665,7 @@ public final class GroupCoordinator implements AutoCloseable {
         if (closed) {
             return new CommitResult(Errors.NOT_COORDINATOR, Map.of());
         }
-        return withGroup(groupId, generationId < 0, group -> {
+        return withGroup(groupId, generationId < 0 ? clientId : null, group -> {
             Errors invalid = validateCommit(group, memberId, groupInstanceId, generationId);
             if (invalid != Errors.NONE) {
                 maybeRemove(group);
@@ -695,11 +713,12 @@ public final class GroupCoordinator implements AutoCloseable {
         if (!validGroupId(groupId)) {
             return Map.of();
         }
-        return withGroup(groupId, false, group -> {
-            Map<TopicPartition, CommittedOffset> result = new LinkedHashMap<>();
+        return withGroup(groupId, null, group -> {
             if (partitions == null) {
-                result.putAll(group.offsets());
-            } else {
+                return group.offsets().snapshot();
+            }
+            Map<TopicPartition, CommittedOffset> result = new LinkedHashMap<>();
+            {
                 partitions.forEach(p -> {
                     CommittedOffset offset = group.offsets().get(p);
                     if (offset != null) {
@@ -723,7 +742,7 @@ public final class GroupCoordinator implements AutoCloseable {
         if (closed) {
             return new CommitResult(Errors.NOT_COORDINATOR, Map.of());
         }
-        return withGroup(groupId, false, group -> {
+        return withGroup(groupId, null, group -> {
             boolean hasMembers = !group.is(GroupState.EMPTY);
             if (hasMembers && !CONSUMER_PROTOCOL_TYPE.equals(group.protocolType())) {
                 return new CommitResult(Errors.NON_EMPTY_GROUP, Map.of());
@@ -776,7 +795,7 @@ public final class GroupCoordinator implements AutoCloseable {
         if (!validGroupId(groupId)) {
             return null;
         }
-        return withGroup(groupId, false, group -> summary(group, true), missing -> null);
+        return withGroup(groupId, null, group -> summary(group, true), missing -> null);
     }
 
     /** Every group, described, for the dashboard and /metrics. */
@@ -805,22 +824,26 @@ public final class GroupCoordinator implements AutoCloseable {
         }
         return new GroupSummary(group.groupId(), group.state(), group.generationId(), group.protocolType() == null ? "" : group.protocolType(),
                 group.protocolName() == null ? "" : group.protocolName(), group.leaderId(), members,
-                withMembers ? Map.copyOf(group.offsets()) : Map.of());
+                withMembers ? group.offsets().snapshot() : Map.of());
     }
 
     /**
      * Deletes groups: {@code GROUP_ID_NOT_FOUND} for an unknown one, {@code NON_EMPTY_GROUP} for one
-     * with members; an empty group goes with its offsets.
+     * with members; an empty group goes with its offsets. A group named twice is answered once, with
+     * what its first deletion did.
      */
     public Map<String, Errors> deleteGroups(Collection<String> groupIds) {
         Map<String, Errors> result = new LinkedHashMap<>();
         for (String groupId : groupIds) {
+            if (result.containsKey(groupId)) {
+                continue;
+            }
             if (!validGroupId(groupId)) {
                 result.put(groupId, Errors.INVALID_GROUP_ID);
             } else if (closed) {
                 result.put(groupId, Errors.NOT_COORDINATOR);
             } else {
-                result.put(groupId, withGroup(groupId, false, group -> {
+                result.put(groupId, withGroup(groupId, null, group -> {
                     if (!group.is(GroupState.EMPTY)) {
                         return Errors.NON_EMPTY_GROUP;
                     }
@@ -857,6 +880,63 @@ public final class GroupCoordinator implements AutoCloseable {
         return groups.size();
     }
 
+    // ------------------------------------------------------------------ offset retention, deleted topics
+
+    /**
+     * Drops the offsets whose retention has passed ({@link OffsetStore}) and removes the empty
+     * groups left with none; logs one line when it dropped any. Kafka runs this every
+     * {@code offsets.retention.check.interval.ms}; so does the broker.
+     *
+     * @return the offsets dropped
+     */
+    public int expireOffsets() {
+        long now = clock.getAsLong();
+        int expired = 0;
+        int removed = 0;
+        for (GroupMetadata group : groups.values()) {
+            synchronized (group) {
+                if (closed || group.is(GroupState.DEAD)) {
+                    continue;
+                }
+                int dropped = offsetStore.expire(group, now);
+                if (dropped > 0) {
+                    expired += dropped;
+                    if (group.isDisposable()) {
+                        remove(group);
+                        removed++;
+                    }
+                }
+            }
+        }
+        if (expired > 0) {
+            LOG.info("offset retention: expired {} offset(s); removed {} empty group(s) left without offsets", expired, removed);
+        }
+        return expired;
+    }
+
+    /**
+     * A topic was deleted: its offsets go from every group that holds some (as Kafka drops a deleted
+     * partition's offsets), and the empty groups left with none are removed.
+     *
+     * @return the offsets dropped
+     */
+    public int topicDeleted(String topic) {
+        int dropped = 0;
+        for (String groupId : offsetStore.groupsHolding(topic)) {
+            GroupMetadata group = groups.get(groupId);
+            if (group == null) {
+                continue;
+            }
+            synchronized (group) {
+                if (!group.is(GroupState.DEAD)) {
+                    dropped += group.offsets().removeTopic(topic);
+                    maybeRemove(group);
+                }
+            }
+        }
+        return dropped;
+    }
+
     // ------------------------------------------------------------------ shutdown
 
     /**
@@ -891,21 +971,32 @@ public final class GroupCoordinator implements AutoCloseable {
 
     /**
      * Runs {@code action} on the group under its monitor; a group found dead (removed meanwhile) is
-     * looked up again. When there is no group (and {@code create} is false) or none may be created
-     * (the cap), {@code absent} runs instead, told whether the group was simply missing (true) or
-     * refused by the cap (false).
+     * looked up again. When there is no group and {@code creator} is null, or none may be created
+     * (the cap, or the creator's client id has created {@link GroupCoordinatorConfig#maxGroupsPerClient()}
+     * groups still held), {@code absent} runs instead, told whether the group was simply missing
+     * (true) or refused (false).
+     *
+     * @param creator the client id of the request, when it may create the group; null when it may not
      */
-    private <R> R withGroup(String groupId, boolean create, Function<GroupMetadata, R> action, Function<Boolean, R> absent) {
+    private <R> R withGroup(String groupId, String creator, Function<GroupMetadata, R> action, Function<Boolean, R> absent) {
         while (true) {
             GroupMetadata group = groups.get(groupId);
-            if (group == null && create) {
+            if (group == null && creator != null) {
                 synchronized (groupsLock) {
                     group = groups.get(groupId);
                     if (group == null) {
                         if (groups.size() >= config.maxGroups()) {
+                            groupCapWarning.warn("refusing new groups: " + config.maxGroups() + " are held (--max-groups)");
                             return absent.apply(false);
                         }
-                        group = new GroupMetadata(groupId, clock.getAsLong());
+                        int created = groupsByCreator.getOrDefault(creator, 0);
+                        if (created >= config.maxGroupsPerClient()) {
+                            groupCapWarning.warn("refusing a new group to client id '" + creator + "': it created " + created
+                                    + " groups still held (--max-groups-per-client)");
+                            return absent.apply(false);
+                        }
+                        groupsByCreator.put(creator, created + 1);
+                        group = new GroupMetadata(groupId, clock.getAsLong(), offsetStore.newGroup(groupId), creator);
                         groups.put(groupId, group);
                     }
                 }
@@ -930,8 +1021,11 @@ public final class GroupCoordinator implements AutoCloseable {
 
     private void remove(GroupMetadata group) {
         group.transitionTo(GroupState.DEAD, clock.getAsLong());
+        group.offsets().clear();
         synchronized (groupsLock) {
-            groups.remove(group.groupId(), group);
+            if (groups.remove(group.groupId(), group)) {
+                groupsByCreator.computeIfPresent(group.creatorClientId(), (client, created) -> created > 1 ? created - 1 : null);
+            }
         }
         for (String pending : List.copyOf(group.pendingMembers())) { // their sessions see the group dead
             group.remove(pending);

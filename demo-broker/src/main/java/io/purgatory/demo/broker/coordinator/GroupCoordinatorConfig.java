@@ -1,6 +1,7 @@
 package io.purgatory.demo.broker.coordinator;
 
 import io.purgatory.demo.broker.config.BrokerConfig;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The group coordinator's settings, Kafka's names in brackets; the broker's come from its
@@ -21,6 +22,10 @@ import io.purgatory.demo.broker.config.BrokerConfig;
  *     ({@code group.classic.new.member.join.timeout.ms} internally in Kafka: 5 minutes)
  * @param maxOffsetMetadataBytes an offset commit's metadata string may have this many characters; past it
  *     {@code OFFSET_METADATA_TOO_LARGE} ({@code offset.metadata.max.bytes})
+ * @param offsetsRetentionMs how long an empty group keeps its offsets after it became empty, and a group that
+ *     never had members each offset after its commit ({@code offsets.retention.minutes})
+ * @param maxGroupsPerClient groups one client id may have created that the coordinator still holds; past it a
+ *     request that would create one gets {@code COORDINATOR_NOT_AVAILABLE} (Kafka has no such cap)
  */
 public record GroupCoordinatorConfig(
         int minSessionTimeoutMs,
@@ -29,7 +34,9 @@ public record GroupCoordinatorConfig(
         int maxSize,
         int maxGroups,
         int newMemberJoinTimeoutMs,
-        int maxOffsetMetadataBytes) {
+        int maxOffsetMetadataBytes,
+        long offsetsRetentionMs,
+        int maxGroupsPerClient) {
 
     /** Kafka's new member join timeout: 5 minutes. */
     static final int NEW_MEMBER_JOIN_TIMEOUT_MS = 300_000;
@@ -39,6 +46,7 @@ public record GroupCoordinatorConfig(
     /** The broker's group settings, with Kafka's new member join timeout and offset metadata limit. */
     public static GroupCoordinatorConfig of(BrokerConfig broker) {
         return new GroupCoordinatorConfig(broker.groupMinSessionTimeoutMs(), broker.groupMaxSessionTimeoutMs(), broker.groupInitialRebalanceDelayMs(),
-                broker.groupMaxSize(), broker.maxGroups(), NEW_MEMBER_JOIN_TIMEOUT_MS, MAX_OFFSET_METADATA_BYTES);
+                broker.groupMaxSize(), broker.maxGroups(), NEW_MEMBER_JOIN_TIMEOUT_MS, MAX_OFFSET_METADATA_BYTES,
+                TimeUnit.MINUTES.toMillis(broker.offsetsRetentionMinutes()), broker.maxGroupsPerClient());
     }
 }

@@ -38,14 +38,35 @@ final class GroupMetadata {
     private final Set<String> pendingMembers = new LinkedHashSet<>();
     private final Set<String> pendingSyncMembers = new LinkedHashSet<>();
     private final Map<String, Integer> protocolVotes = new HashMap<>();
-    private final Map<TopicPartition, CommittedOffset> offsets = new LinkedHashMap<>();
+    private final GroupOffsets offsets;
+    private final String creatorClientId;
+    private int expiredMembers; // since the group last had none expire
     private int awaitingJoin;
     private boolean newMemberAdded;
     private long stateSinceMs;
 
-    GroupMetadata(String groupId, long nowMs) {
+    /** @param creatorClientId the client id of the request that created the group (the per-client group limit counts it) */
+    GroupMetadata(String groupId, long nowMs, GroupOffsets offsets, String creatorClientId) {
         this.groupId = groupId;
         this.stateSinceMs = nowMs;
+        this.offsets = offsets;
+        this.creatorClientId = creatorClientId;
+    }
+
+    String creatorClientId() {
+        return creatorClientId;
+    }
+
+    /** Counts a member whose session expired; how many have since the count was last {@link #takeExpiredMembers taken}. */
+    int countExpiredMember() {
+        return ++expiredMembers;
+    }
+
+    /** The members expired since the last call, and starts counting again. */
+    int takeExpiredMembers() {
+        int taken = expiredMembers;
+        expiredMembers = 0;
+        return taken;
     }
 
     String groupId() {
@@ -351,7 +372,7 @@ final class GroupMetadata {
 
     // ---- offsets
 
-    Map<TopicPartition, CommittedOffset> offsets() {
+    GroupOffsets offsets() {
         return offsets;
     }
 

@@ -50,6 +50,8 @@ public final class DashboardServer implements AutoCloseable {
     static final int READ_TIMEOUT_SECONDS = 10;
     /** Samples kept for a new page's charts: three minutes. */
     private static final int HISTORY_SAMPLES = 180;
+    /** The dashboard's memory budget: characters of JSON its history keeps at most (one byte each, as Java keeps ASCII). */
+    static final long HISTORY_BUDGET_CHARS = 16L << 20;
     private static final long SAMPLE_PERIOD_MS = 1_000;
 
     private final EventLoopGroup group;
@@ -63,7 +65,8 @@ public final class DashboardServer implements AutoCloseable {
         EventLoop loop = group.next();
         this.connections = new DefaultChannelGroup("http-connections", loop);
         try {
-            EventStream events = loop.submit(() -> new EventStream(new Sampler(replicaManager, coordinator, stats), HISTORY_SAMPLES)).get();
+            Sampler sampler = new Sampler(replicaManager, coordinator, stats);
+            EventStream events = loop.submit(() -> new EventStream(sampler::sample, HISTORY_SAMPLES, HISTORY_BUDGET_CHARS)).get();
             MetricsExporter metrics = new MetricsExporter(replicaManager, coordinator, stats);
             DashboardHandler handler = new DashboardHandler(replicaManager, new StaticAssets(), metrics, events);
             this.serverChannel = new ServerBootstrap()

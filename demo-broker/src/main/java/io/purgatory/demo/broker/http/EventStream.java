@@ -12,10 +12,12 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
+import io.purgatory.demo.broker.metrics.ThrottledWarning;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,21 +31,53 @@ import org.slf4j.LoggerFactory;
  * closed, so a slow client holds at most the channel's high water mark of unsent bytes; an
  * {@code EventSource} reconnects by itself.
  *
+ * <p>Its memory is bounded, whatever the broker holds: at most {@code historySize} samples and at most
+ * {@code historyBudgetChars} characters of JSON in all, the oldest dropped first (the latest is
+ * always kept; a sample is at most {@link Sampler#MAX_SAMPLE_CHARS}). A tick whose sample fails is
+ * logged (at most once per {@value #WARNING_PERIOD_MS} ms, with a count) and skipped; the next one
+ * runs.
+ *
  * <p>Not thread-safe: confined to the HTTP event loop (its single thread runs the ticks and every
  * HTTP channel), which guards the history and the subscriber set.
  */
 public final class EventStream {
     private static final Logger LOG = LoggerFactory.getLogger(EventStream.class);
 
-    private final Sampler sampler;
+    /** A failing tick is logged at most once per this period. */
+    static final long WARNING_PERIOD_MS = 60_000;
+
+    private final Supplier<String> sampler;
+    private final ThrottledWarning failedTicks = new ThrottledWarning(LOG::warn, WARNING_PERIOD_MS, System::nanoTime);
     private final int historySize;
+    private final long historyBudgetChars;
+    private long historyChars;
     private final ArrayDeque<String> history = new ArrayDeque<>();
     private final Set<Channel> subscribers = new HashSet<>();
 
-    EventStream(Sampler sampler, int historySize) {
+    /** @param sampler a sample of now, as JSON ({@link Sampler#sample}) */
+    EventStream(Supplier<String> sampler, int historySize, long historyBudgetChars) {
         this.sampler = sampler;
         this.historySize = historySize;
-        history.add(sampler.sample());
+        this.historyBudgetChars = historyBudgetChars;
+        keep(sampler.get());
+    }
+
+    /** Characters of JSON the history holds. Visible for testing. */
+    long historyChars() {
+        return historyChars;
+    }
+
+    /** Samples the history holds. Visible for testing. */
+    int historySize() {
+        return history.size();
+    }
+
+    private void keep(String sample) {
+        history.add(sample);
+        historyChars += sample.length();
+        while (history.size() > 1 && (history.size() > historySize || historyChars > historyBudgetChars)) {
+            historyChars -= history.removeFirst().length();
+        }
     }
 
     /** The latest sample, as JSON. */
@@ -51,13 +85,16 @@ public final class EventStream {
         return history.getLast();
     }
 
-    /** Takes a sample and sends it to every subscriber. */
+    /** Takes a sample and sends it to every subscriber; a sample that fails is logged and skipped. */
     void tick() {
-        String sample = sampler.sample();
-        history.add(sample);
-        while (history.size() > historySize) {
-            history.removeFirst();
+        final String sample;
+        try {
+            sample = sampler.get();
+        } catch (RuntimeException e) {
+            failedTicks.warn("dashboard sample failed, skipped (the next is taken in a second): " + e);
+            return;
         }
+        keep(sample);
         byte[] event = ("event: sample\ndata: " + sample + "\n\n").getBytes(StandardCharsets.UTF_8);
         for (Channel subscriber : Set.copyOf(subscribers)) {
             if (subscriber.isWritable()) {

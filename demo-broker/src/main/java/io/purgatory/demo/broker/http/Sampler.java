@@ -11,6 +11,7 @@ import io.purgatory.demo.broker.replication.SimulatedFollowers;
 import io.purgatory.demo.broker.server.ReplicaManager;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,9 +21,15 @@ import org.apache.kafka.common.protocol.Errors;
 /**
  * Reads the broker's state into one JSON sample for the dashboard: produce and fetch outcomes
  * (totals, and rates per second since the previous sample), parked operations and expiry lateness per
- * purgatory (produce, fetch, rebalance, heartbeat), each follower's state, each partition's offsets and
- * ISR, the consumer groups ({@link GroupsView}), connections and bytes. The
- * sample is a tree of records ({@link Sample} at the top), written by Jackson.
+ * purgatory (produce, fetch, rebalance, heartbeat), each follower's state, partitions' offsets and
+ * ISR, consumer groups ({@link GroupsView#top}), connections and bytes. The sample is a tree of
+ * records ({@link Sample} at the top), written by Jackson.
+ *
+ * <p>A sample is bounded whatever the broker holds, so that the dashboard's history is too
+ * ({@link EventStream}): it shows the {@value #PARTITIONS_SHOWN} partitions with the fewest in-sync
+ * replicas (then the most records) and the {@value #GROUPS_SHOWN} groups of most lag, each cut as
+ * {@link GroupsView} says, with the counts of all; at most {@link #MAX_SAMPLE_CHARS} characters of
+ * JSON (a bound worked out from those limits, checked by {@code DashboardMemoryTest}).
  *
  * <p>Produce outcomes are error codes in produce responses, one per partition: {@code NONE} is
  * acked, {@code REQUEST_TIMED_OUT} timed out, anything else an other error. Fetch outcomes are
@@ -34,6 +41,20 @@ import org.apache.kafka.common.protocol.Errors;
  * {@link #sample()} (the HTTP event loop). {@link #json} is thread-safe.
  */
 public final class Sampler {
+    /** Partitions a sample shows at most. */
+    static final int PARTITIONS_SHOWN = 100;
+    /** Groups a sample shows at most. */
+    static final int GROUPS_SHOWN = 10;
+    /**
+     * A bound on a sample's JSON: {@value #GROUPS_SHOWN} groups, each 8 KiB (up to 6 cut strings of
+     * {@value GroupsView#MAX_STRING_CHARS} characters, 6 characters each when JSON escapes them) with
+     * {@value GroupsView#MEMBERS_SHOWN} members of 8 KiB (4 cut strings and
+     * {@value GroupsView#ASSIGNMENT_SHOWN} assigned partitions of up to 260 characters) and
+     * {@value GroupsView#OFFSETS_SHOWN} offsets of 512 characters; {@value #PARTITIONS_SHOWN}
+     * partitions of 1 KiB (a 249-character name, numbers, a few replicas); 16 KiB for the rest.
+     */
+    static final int MAX_SAMPLE_CHARS = GROUPS_SHOWN * (8_192 + GroupsView.MEMBERS_SHOWN * 8_192 + GroupsView.OFFSETS_SHOWN * 512)
+            + PARTITIONS_SHOWN * 1_024 + 16_384;
     /** Configured once, then only used: thread-safe. */
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -47,7 +68,8 @@ public final class Sampler {
 
     /** One sample: what {@code /api/state} answers and {@code /events} sends each second. */
     record Sample(long timeMs, Produce produce, Map<String, Number> fetch, List<PurgatoryMetrics.Snapshot> purgatories, List<Replica> replicas,
-                  List<PartitionState> partitions, List<GroupsView.Group> groups, long connections, long bytesIn, long bytesOut) {
+                  List<PartitionState> partitions, List<GroupsView.Group> groups, long connections, long bytesIn, long bytesOut,
+                  int partitionCount, int groupCount) {
     }
 
     /** Produce outcomes, one per partition of each produce response: totals, and rates since the previous sample. */
@@ -74,8 +96,22 @@ public final class Sampler {
         long nowNanos = System.nanoTime();
         double seconds = Math.max(1e-3, (nowNanos - previousNanos) / 1e9);
         previousNanos = nowNanos;
-        return json(new Sample(System.currentTimeMillis(), produce(seconds), fetch(seconds), purgatories(), replicas(), replicaManager.partitionStates(),
-                GroupsView.of(coordinator, replicaManager), stats.connections(), stats.bytesIn(), stats.bytesOut()));
+        List<PartitionState> partitions = replicaManager.partitionStates();
+        return json(new Sample(System.currentTimeMillis(), produce(seconds), fetch(seconds), purgatories(), replicas(), mostAtRisk(partitions),
+                GroupsView.top(coordinator, replicaManager, GROUPS_SHOWN), stats.connections(), stats.bytesIn(), stats.bytesOut(),
+                partitions.size(), coordinator.groupCount()));
+    }
+
+    /** The {@value #PARTITIONS_SHOWN} partitions with the fewest in-sync replicas, then the most records, by topic and partition. */
+    private static List<PartitionState> mostAtRisk(List<PartitionState> partitions) {
+        if (partitions.size() <= PARTITIONS_SHOWN) {
+            return partitions;
+        }
+        List<PartitionState> shown = new ArrayList<>(partitions);
+        shown.sort(Comparator.<PartitionState>comparingInt(p -> p.isr().size()).thenComparing(PartitionState::highWatermark, Comparator.reverseOrder()));
+        shown = new ArrayList<>(shown.subList(0, PARTITIONS_SHOWN));
+        shown.sort(Comparator.comparing(PartitionState::topic).thenComparingInt(PartitionState::partition));
+        return shown;
     }
 
     /** {@code value} as JSON. */

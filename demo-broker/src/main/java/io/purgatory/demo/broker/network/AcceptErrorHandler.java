@@ -3,6 +3,7 @@ package io.purgatory.demo.broker.network;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.purgatory.demo.broker.metrics.ThrottledWarning;
 import java.util.concurrent.TimeUnit;
 
 /**

@@ -5,12 +5,15 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.purgatory.demo.broker.metrics.BrokerStats;
+import io.purgatory.demo.broker.metrics.ThrottledWarning;
 import io.purgatory.demo.broker.server.KafkaApis;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
@@ -20,19 +23,29 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Turns one connection's frames into Kafka requests for {@link KafkaApis}. A frame that is not a
- * request this broker speaks (bad header, unknown or unsupported API or version, a body that does
- * not parse) closes this connection with a log line, as a Kafka broker does; other connections
- * are not affected. So does a produce listing more than {@link ProduceTopicLimit#MAX_TOPICS} topic
- * entries, which Kafka would parse at a cost quadratic or worse in the repeats, and an admin request
- * with more entries than {@link RequestEntryLimit} allows, for the same reason. An {@code ApiVersions} request in a version too new is answered in version 0
- * with {@code UNSUPPORTED_VERSION}, so the client can retry with one we know.
+ * Turns one connection's frames into Kafka requests for {@link KafkaApis}, in Kafka's shape of
+ * network threads and request handlers: here, on the connection's event loop, only the request
+ * header is read and the response's slot reserved, in arrival order; the body is checked, parsed
+ * and handled on a {@link RequestHandlerPool} thread, one request of this connection at a time (the
+ * next waits here, as Kafka mutes a channel with a request in progress), so a slow request holds a
+ * handler thread and never the other connections of this event loop.
+ *
+ * <p>A frame that is not a request this broker speaks (bad length prefix or header, unknown or
+ * unsupported API or version, a body that does not parse) closes this connection, as a Kafka broker
+ * does, but only once the responses owed for the requests before it are written; nothing after it
+ * is handled. So does a produce listing more than {@link ProduceTopicLimit#MAX_TOPICS} topic entries
+ * and a request with more entries than {@link RequestEntryLimit} allows. These closes are logged as
+ * one WARN line per {@link SocketServer#WARNING_PERIOD_MS} with a count of the others. An
+ * {@code ApiVersions} request in a version too new is answered in version 0 with
+ * {@code UNSUPPORTED_VERSION}, so the client can retry with one we know. An {@link Error} is never
+ * taken for a bad frame: it is logged as an error.
  *
  * <p>Back-pressure, like a Kafka broker muting a channel: while {@code maxInFlight} requests of
  * this connection await their responses, further frames wait here unhandled and the socket is not
- * read (nor while it cannot take more responses), so one client cannot make the broker hold
- * unbounded work. At the limit the socket is still read until a frame waits (at most one read's
- * worth of frames is held), so that a client closing its connection is noticed even then.
+ * read (nor while it cannot take more responses, nor while a frame waits for the handlers), so one
+ * client cannot make the broker hold unbounded work. At the limit the socket is still read until a
+ * frame waits (at most one read's worth of frames is held), so that a client closing its connection
+ * is noticed even then.
  *
  * <p>A connection that has read nothing for the idle timeout ({@link IdleStateEvent} from the
  * pipeline's {@code IdleStateHandler}) and owes no response is closed.
@@ -40,23 +53,33 @@ import org.slf4j.LoggerFactory;
  * <p>When the connection closes, its parked produces leave the purgatory at once
  * ({@link ResponseQueue#abandon}): a Kafka broker keeps them until their timeout.
  *
- * <p>It owns the connection's {@link ResponseQueue}: responses and the broker's shutdown reach it as
- * pipeline events ({@link ConnectionEvent}), so everything it holds is touched on the event loop only.
+ * <p>It owns the connection's {@link ResponseQueue}: responses, the end of a request's handling and
+ * the broker's shutdown reach it as pipeline events ({@link ConnectionEvent}) or event-loop tasks,
+ * so everything it holds is touched on the event loop only.
  *
  * <p>Each request that parses is counted in {@link BrokerStats}, and so are the error codes of
  * its response.
  *
- * <p>One instance per channel; not thread-safe, confined to the channel's event loop.
+ * <p>One instance per channel; not thread-safe, confined to the channel's event loop, but for
+ * {@link #handle}, which runs on a request handler thread and reads only what it is given and the
+ * thread-safe {@link KafkaApis}, {@link BrokerStats} and response slot.
  */
 public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaRequestHandler.class);
+    /** Connections closed for what their clients sent: one line per {@link SocketServer#WARNING_PERIOD_MS}, with a count. */
+    private static final ThrottledWarning BAD_CONNECTIONS = new ThrottledWarning(LOG::warn, SocketServer.WARNING_PERIOD_MS, System::nanoTime);
 
     private final KafkaApis apis;
     private final BrokerStats stats;
     private final int maxInFlight;
+    private final int maxResponseBytes;
+    private final Executor requestHandlers;
     private final ArrayDeque<ByteBuf> unhandled = new ArrayDeque<>();
     private ChannelHandlerContext ctx;
     private ResponseQueue responses;
+    private boolean handling; // a request of this connection is with the request handlers
+    private boolean refused; // a bad frame was read: frames are dropped until the connection closes
+    private String badFrame; // why the framing refused the input, until the frames before it are handed on
 
     /** What this handler is told through the pipeline ({@code fireUserEventTriggered}), on its event loop. */
     enum ConnectionEvent {
@@ -66,8 +89,14 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
         CLOSE_AFTER_FLUSH
     }
 
-    public KafkaRequestHandler(KafkaApis apis, BrokerStats stats, int maxInFlight) {
+    /**
+     * @param maxResponseBytes a larger response closes the connection ({@link ResponseQueue})
+     * @param requestHandlers the threads that parse and handle requests ({@link RequestHandlerPool})
+     */
+    public KafkaRequestHandler(KafkaApis apis, BrokerStats stats, int maxInFlight, int maxResponseBytes, Executor requestHandlers) {
+        this.maxResponseBytes = maxResponseBytes;
         this.apis = apis;
+        this.requestHandlers = requestHandlers;
         this.stats = stats;
         this.maxInFlight = maxInFlight;
     }
@@ -75,7 +104,7 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
-        this.responses = new ResponseQueue(ctx.channel());
+        this.responses = new ResponseQueue(ctx.channel(), maxResponseBytes);
     }
 
     @Override
@@ -92,6 +121,10 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object frame) {
+        if (badFrame != null) { // it came after a bad frame: dropped
+            ((ByteBuf) frame).release();
+            return;
+        }
         unhandled.add((ByteBuf) frame);
         handleFrames();
     }
@@ -119,7 +152,7 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
             handleFrames(); // drops the frames waiting and reads on, so that the close sends no reset
             return;
         }
-        if (event instanceof IdleStateEvent && responses.inFlight() == 0 && unhandled.isEmpty()) {
+        if (event instanceof IdleStateEvent && responses.inFlight() == 0 && unhandled.isEmpty() && !handling) {
             LOG.debug("closing idle connection from {}", ctx.channel().remoteAddress());
             ctx.close();
         }
@@ -131,71 +164,161 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
         if (cause instanceof IOException) {
             LOG.debug("connection from {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
             ctx.close();
-        } else {
-            close("bad frame (" + describe(cause) + ")");
+        } else if (cause instanceof Exception) { // the framing refused a length prefix: the frames before it are handled first
+            if (badFrame == null && !refused) {
+                badFrame = "bad frame (" + describe(cause) + ")";
+                handleFrames();
+            }
+        } else { // an Error is no frame's fault
+            LOG.error("closing connection from {}: {}", ctx.channel().remoteAddress(), cause.toString(), cause);
+            ctx.close();
         }
     }
 
-    /** Handles waiting frames while fewer than {@code maxInFlight} responses are owed, then decides whether to read on. */
+    /**
+     * Hands waiting frames to the request handlers one at a time, while fewer than
+     * {@code maxInFlight} responses are owed, then decides whether to read on.
+     */
     private void handleFrames() {
-        if (responses.isClosing()) { // shutting down: read and drop, so that closing sends no reset
+        if (responses.isClosing() || refused) { // read and drop: closing sends no reset, and nothing after a bad frame is handled
             unhandled.forEach(ByteBuf::release);
             unhandled.clear();
             ctx.channel().config().setAutoRead(true);
             return;
         }
-        // stop while the socket cannot take more: each fetch answered here may add megabytes to the outbound buffer
-        while (!unhandled.isEmpty() && responses.inFlight() < maxInFlight && ctx.channel().isActive() && ctx.channel().isWritable()) {
-            ByteBuf frame = unhandled.poll();
-            try {
-                handle(frame.nioBuffer()); // the buffer is used only within this call
-            } finally {
-                frame.release();
-            }
+        // stop while the socket cannot take more: each fetch answered may add megabytes to the outbound buffer
+        while (!handling && !refused && !unhandled.isEmpty() && responses.inFlight() < maxInFlight && ctx.channel().isActive()
+                && ctx.channel().isWritable()) {
+            dispatch(unhandled.poll());
         }
-        ctx.channel().config().setAutoRead(unhandled.isEmpty() && ctx.channel().isWritable());
+        if (badFrame != null && !refused && unhandled.isEmpty()) { // every frame before the bad one has its slot
+            refuse(badFrame);
+        }
+        ctx.channel().config().setAutoRead(refused || badFrame != null || unhandled.isEmpty() && ctx.channel().isWritable());
     }
 
-    private void handle(ByteBuffer buffer) {
+    /**
+     * Reads the header of {@code frame} here, on the event loop (it is small: the rest of a bad one
+     * is never read), reserves the response's slot, and hands the body to a request handler thread;
+     * owns {@code frame} and releases it once handled.
+     */
+    private void dispatch(ByteBuf frame) {
+        ByteBuffer buffer = frame.nioBuffer();
         final RequestHeader header;
         try {
             header = RequestHeader.parse(buffer);
         } catch (RuntimeException e) {
-            close("malformed request header (" + describe(e) + ")");
+            frame.release();
+            refuse("malformed request header (" + describe(e) + ")");
             return;
         }
         ApiKeys api = header.apiKey();
-        if (!KafkaApis.SUPPORTED.contains(api)) {
-            close("unsupported API " + api + " v" + header.apiVersion());
-            return;
-        }
-        if (!api.isVersionSupported(header.apiVersion())) {
+        if (!KafkaApis.SUPPORTED.contains(api) || !api.isVersionSupported(header.apiVersion())) {
+            frame.release();
             if (api == ApiKeys.API_VERSIONS) {
                 responses.reserve(header).sendAsVersionZero(KafkaApis.apiVersions(Errors.UNSUPPORTED_VERSION));
             } else {
-                close("unsupported version " + header.apiVersion() + " of " + api);
+                refuse(KafkaApis.SUPPORTED.contains(api) ? "unsupported version " + header.apiVersion() + " of " + api
+                        : "unsupported API " + api + " v" + header.apiVersion());
             }
             return;
         }
+        ResponseQueue.Slot slot = responses.reserve(header);
+        InetSocketAddress local = (InetSocketAddress) ctx.channel().localAddress();
+        Request request = new Request(header, buffer, local.getHostString(), local.getPort(), clientHost(), slot);
+        handling = true;
+        try {
+            requestHandlers.execute(new Handling(frame, request));
+        } catch (RejectedExecutionException shuttingDown) {
+            frame.release();
+            handling = false;
+            slot.noResponse();
+        }
+    }
+
+    /**
+     * The request handlers are done with this connection's request: hand them the next, or, when
+     * they refused its body, drop what follows. On the event loop.
+     */
+    private void requestHandled(boolean refusedBody) {
+        handling = false;
+        refused |= refusedBody;
+        handleFrames();
+    }
+
+    /**
+     * A request's turn on a handler thread: handles it, releases its frame, and tells the event loop
+     * (which then drops what follows when the body was refused). Sized by its frame, which the pool
+     * orders by.
+     */
+    private final class Handling implements RequestHandlerPool.Sized {
+        private final ByteBuf frame;
+        private final Request request;
+        private final int bytes;
+
+        Handling(ByteBuf frame, Request request) {
+            this.frame = frame;
+            this.request = request;
+            this.bytes = frame.readableBytes();
+        }
+
+        @Override
+        public int bytes() {
+            return bytes;
+        }
+
+        @Override
+        public void run() {
+            boolean handled = false;
+            try {
+                handled = handle(request);
+            } catch (Error e) { // not the client's fault, nor a bad frame: logged as what it is, and the connection closes
+                LOG.error("closing connection from {}: handling its {} request failed", ctx.channel().remoteAddress(), request.header().apiKey(), e);
+                request.slot().closeConnection();
+                throw e;
+            } finally {
+                frame.release();
+                boolean refusedBody = !handled;
+                ctx.executor().execute(() -> requestHandled(refusedBody));
+            }
+        }
+    }
+
+    /** One request on its way to a handler thread: its header, its body (after the header) and where it came from. */
+    private record Request(RequestHeader header, ByteBuffer body, String localHost, int localPort, String clientHost,
+                           ResponseQueue.Slot slot) {
+    }
+
+    /**
+     * Parses and handles one request; on a request handler thread. A body refused here closes the
+     * connection once the responses before it are written.
+     *
+     * @return false when the body was refused
+     */
+    private boolean handle(Request request) {
+        RequestHeader header = request.header();
+        ApiKeys api = header.apiKey();
+        ByteBuffer buffer = request.body();
         if (api == ApiKeys.PRODUCE && ProduceTopicLimit.declaredTopics(buffer, header.apiVersion()) > ProduceTopicLimit.MAX_TOPICS) {
-            close("produce v" + header.apiVersion() + " lists more than " + ProduceTopicLimit.MAX_TOPICS + " topic entries");
-            return;
+            refuse(request.slot(), "produce v" + header.apiVersion() + " lists more than " + ProduceTopicLimit.MAX_TOPICS + " topic entries");
+            return false;
         }
         String excess = RequestEntryLimit.excess(api, header.apiVersion(), buffer);
         if (excess != null) {
-            close(excess);
-            return;
+            refuse(request.slot(), excess);
+            return false;
         }
-        final AbstractRequest request;
+        final AbstractRequest parsed;
         try {
-            request = AbstractRequest.parseRequest(api, header.apiVersion(), new ByteBufferAccessor(buffer)).request;
+            parsed = AbstractRequest.parseRequest(api, header.apiVersion(), new ByteBufferAccessor(buffer)).request;
         } catch (RuntimeException e) {
-            close("malformed " + api + " v" + header.apiVersion() + " request (" + describe(e) + ")");
-            return;
+            refuse(request.slot(), "malformed " + api + " v" + header.apiVersion() + " request (" + describe(e) + ")");
+            return false;
         }
-        InetSocketAddress local = (InetSocketAddress) ctx.channel().localAddress();
         stats.onRequest(api);
-        apis.handle(header, request, local.getHostString(), local.getPort(), clientHost(), new CountingResponder(api, responses.reserve(header), stats));
+        apis.handle(header, parsed, request.localHost(), request.localPort(), request.clientHost(),
+                new CountingResponder(api, request.slot(), stats));
+        return true;
     }
 
     /** The client's address as Kafka shows a group member's host: "/127.0.0.1", no port. */
@@ -204,9 +327,19 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
         return remote instanceof InetSocketAddress inet && inet.getAddress() != null ? inet.getAddress().toString() : String.valueOf(remote);
     }
 
-    private void close(String reason) {
-        LOG.warn("closing connection from {}: {}", ctx.channel().remoteAddress(), reason);
-        ctx.close();
+    /**
+     * A frame this broker does not handle, read on the event loop: nothing after it is handled, and
+     * the connection closes once the responses owed before it are written.
+     */
+    private void refuse(String reason) {
+        refused = true;
+        refuse(responses.reserveClose(), reason);
+    }
+
+    /** Closes the connection at {@code slot}, once the responses before it are written; on any thread. */
+    private void refuse(ResponseQueue.Slot slot, String reason) {
+        BAD_CONNECTIONS.warn("closing connection from " + ctx.channel().remoteAddress() + ": " + reason);
+        slot.closeConnection();
     }
 
     private static String describe(Throwable e) {

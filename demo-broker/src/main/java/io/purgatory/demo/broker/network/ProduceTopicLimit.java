@@ -6,8 +6,8 @@ import org.apache.kafka.common.protocol.ByteBufferAccessor;
 /**
  * Caps the number of topic entries in a produce request before kafka-clients parses it. The parser
  * keeps a request's topics in a hash collection that accepts repeats, and each repeat of one name
- * probes past all the earlier ones: 3,000 copies of one 7-byte entry (21 KB) keep the event loop
- * parsing for seconds, a 16 MB frame for hours. A producer lists each topic once, and only topics
+ * probes past all the earlier ones: 3,000 copies of one 7-byte entry (21 KB) keep a thread parsing
+ * for seconds, a 16 MB frame for hours. A producer lists each topic once, and only topics
  * this broker leads, so no well-formed client comes near {@value #MAX_TOPICS}.
  *
  * <p>Reads only the fields before the topic array (transactional id, acks, timeout), whose layout is

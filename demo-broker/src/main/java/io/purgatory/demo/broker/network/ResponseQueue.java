@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.protocol.ObjectSerializationCache;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.requests.RequestUtils;
@@ -47,19 +48,33 @@ public final class ResponseQueue {
     private static final Logger LOG = LoggerFactory.getLogger(ResponseQueue.class);
 
     private final Channel channel;
+    private final int maxResponseBytes;
     private final ArrayDeque<Slot> slots = new ArrayDeque<>(); // event loop only
     private ChannelFuture lastWrite; // event loop only
     private boolean closing; // event loop only
     private volatile boolean abandoned; // written on the event loop
 
-    ResponseQueue(Channel channel) {
+    /** @param maxResponseBytes a larger response is not serialized: its slot {@link Slot#fail fails} */
+    ResponseQueue(Channel channel, int maxResponseBytes) {
         this.channel = channel;
+        this.maxResponseBytes = maxResponseBytes;
     }
 
     /** Reserves the next response slot; on the event loop. */
     Slot reserve(RequestHeader header) {
         Slot slot = new Slot(header);
         slots.add(slot);
+        return slot;
+    }
+
+    /**
+     * Reserves a slot that closes the connection once the responses before it are written (a
+     * request this broker refuses to handle); on the event loop.
+     */
+    Slot reserveClose() {
+        Slot slot = new Slot(-1, (short) 0, (short) 0);
+        slots.add(slot);
+        slot.closeConnection();
         return slot;
     }
 
@@ -155,12 +170,19 @@ public final class ResponseQueue {
         private Runnable awaited; // event loop only: completes the parked operation the slot waits for
 
         private Slot(RequestHeader header) {
-            this.correlationId = header.correlationId();
-            this.apiVersion = header.apiVersion();
-            this.responseHeaderVersion = header.apiKey().responseHeaderVersion(header.apiVersion());
+            this(header.correlationId(), header.apiVersion(), header.apiKey().responseHeaderVersion(header.apiVersion()));
         }
 
-        /** Serializes {@code response} in the request's version; one that does not serialize {@link #fail fails} the slot. */
+        private Slot(int correlationId, short apiVersion, short responseHeaderVersion) {
+            this.correlationId = correlationId;
+            this.apiVersion = apiVersion;
+            this.responseHeaderVersion = responseHeaderVersion;
+        }
+
+        /**
+         * Serializes {@code response} in the request's version; one that does not serialize, or whose
+         * size is past the limit (measured before any buffer is allocated), {@link #fail fails} the slot.
+         */
         @Override
         public void send(AbstractResponse response) {
             if (abandoned) {
@@ -169,6 +191,11 @@ public final class ResponseQueue {
             ResponseHeader responseHeader = new ResponseHeader(correlationId, responseHeaderVersion);
             final ByteBuffer serialized;
             try {
+                ObjectSerializationCache cache = new ObjectSerializationCache();
+                long size = (long) responseHeader.data().size(cache, responseHeader.headerVersion()) + response.data().size(cache, apiVersion);
+                if (size > maxResponseBytes) {
+                    throw new IllegalStateException("the response takes " + size + " bytes, more than --max-response-bytes " + maxResponseBytes);
+                }
                 serialized = RequestUtils.serialize(responseHeader.data(), responseHeader.headerVersion(), response.data(), apiVersion);
             } catch (RuntimeException e) {
                 fail(e);
@@ -193,6 +220,11 @@ public final class ResponseQueue {
         public void fail(RuntimeException cause) {
             LOG.warn("closing connection from {}: no response (v{}, correlation id {}) could be built: {}", channel.remoteAddress(),
                     apiVersion, correlationId, cause.toString());
+            closeConnection();
+        }
+
+        /** No response: the connection closes here, once the responses before this one are written; the caller logs why. */
+        void closeConnection() {
             fill(null, true);
         }
 

@@ -18,6 +18,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.purgatory.demo.broker.config.BrokerConfig;
 import io.purgatory.demo.broker.metrics.BrokerStats;
+import io.purgatory.demo.broker.metrics.ThrottledWarning;
 import io.purgatory.demo.broker.server.KafkaApis;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -29,7 +30,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The Kafka listener, like Kafka's {@code SocketServer}: accepts connections and gives each a
  * pipeline of {@link ConnectionStatsHandler}, an idle timer, the length-prefixed framing and a
- * {@link KafkaRequestHandler} in front of {@link KafkaApis}.
+ * {@link KafkaRequestHandler}, which hands requests to the {@link RequestHandlerPool} in front of
+ * {@link KafkaApis}. Its event loops are Kafka's network threads: they never run a request.
  *
  * <p>Frames are a 4-byte big-endian length and a request; a negative length or one above
  * {@link BrokerConfig#maxFrameBytes()} closes that connection. Past
@@ -50,6 +52,8 @@ public final class SocketServer {
     public static final long WARNING_PERIOD_MS = 10_000;
     private static final Logger LOG = LoggerFactory.getLogger(SocketServer.class);
     private static final long CLOSE_TIMEOUT_MS = 10_000;
+    /** How long stopping waits for each event loop group (they run no request, so they stop within their 1 s quiet period). */
+    private static final long EVENT_LOOP_STOP_MS = 5_000;
 
     private final EventLoopGroup acceptors;
     private final EventLoopGroup workers;
@@ -64,7 +68,7 @@ public final class SocketServer {
      *
      * @throws IOException from bind, e.g. a {@link java.net.BindException} when the port is taken
      */
-    public SocketServer(BrokerConfig config, KafkaApis apis, BrokerStats stats) throws IOException, InterruptedException {
+    public SocketServer(BrokerConfig config, KafkaApis apis, BrokerStats stats, RequestHandlerPool requestHandlers) throws IOException, InterruptedException {
         this.acceptors = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("broker-accept", true), NioIoHandler.newFactory());
         this.workers = new MultiThreadIoEventLoopGroup(0, new DefaultThreadFactory("broker-io", true), NioIoHandler.newFactory());
         this.connections = new DefaultChannelGroup("connections", GlobalEventExecutor.INSTANCE);
@@ -92,7 +96,8 @@ public final class SocketServer {
                                     .addLast("idle", new IdleStateHandler(config.idleTimeoutMs(), 0, 0, TimeUnit.MILLISECONDS))
                                     .addLast("frames", new LengthFieldBasedFrameDecoder(config.maxFrameBytes(), 0, 4, 0, 4))
                                     .addLast("length", new LengthFieldPrepender(4))
-                                    .addLast("requests", new KafkaRequestHandler(apis, stats, config.maxInFlightPerConnection()));
+                                    .addLast("requests", new KafkaRequestHandler(apis, stats, config.maxInFlightPerConnection(),
+                                            config.maxResponseBytes(), requestHandlers));
                         }
                     })
                     .bind(config.port())
@@ -138,7 +143,7 @@ public final class SocketServer {
     }
 
     private void shutDownEventLoops() {
-        acceptors.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
-        workers.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+        acceptors.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(EVENT_LOOP_STOP_MS);
+        workers.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(EVENT_LOOP_STOP_MS);
     }
 }

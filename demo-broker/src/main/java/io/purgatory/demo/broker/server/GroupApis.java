@@ -8,6 +8,7 @@ import io.purgatory.demo.broker.coordinator.GroupSummary;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -124,7 +125,7 @@ final class GroupApis {
         return new LeaveGroupResponse(coordinator.leaveGroup(request.data().groupId(), request.members()), Errors.NONE, 0, version);
     }
 
-    OffsetCommitResponse offsetCommit(OffsetCommitRequest request, short version) {
+    OffsetCommitResponse offsetCommit(OffsetCommitRequest request, short version, String clientId) {
         boolean useIds = OffsetCommitResponse.useTopicIds(version);
         List<CommitTopic> topics = new ArrayList<>();
         Map<TopicPartition, CommittedOffset> offsets = new LinkedHashMap<>();
@@ -140,7 +141,7 @@ final class GroupApis {
         }
         GroupCoordinator.CommitResult result = offsets.isEmpty() ? null
                 : coordinator.commitOffsets(request.data().groupId(), request.data().memberId(), request.data().groupInstanceId(),
-                        request.data().generationIdOrMemberEpoch(), offsets);
+                        request.data().generationIdOrMemberEpoch(), clientId, offsets);
         OffsetCommitResponse.Builder builder = OffsetCommitResponse.newBuilder(useIds);
         for (CommitTopic topic : topics) {
             for (OffsetCommitRequestPartition p : topic.request().partitions()) {
@@ -160,20 +161,31 @@ final class GroupApis {
         }
     }
 
+    /**
+     * An OffsetFetch: each group once (a group named again is answered once, with its first entry),
+     * within {@link ResponseBudget}: a group whose offsets do not fit gets {@code POLICY_VIOLATION}.
+     */
     OffsetFetchResponse offsetFetch(OffsetFetchRequest request, short version) {
         boolean useIds = OffsetFetchRequest.useTopicIds(version);
-        List<OffsetFetchResponseGroup> groups = new ArrayList<>();
+        ResponseBudget budget = new ResponseBudget(replicaManager.config().maxResponseBytes());
+        Map<String, OffsetFetchResponseGroup> groups = new LinkedHashMap<>();
         for (OffsetFetchRequestGroup group : request.groups()) {
-            groups.add(fetchGroup(group, useIds));
+            if (!groups.containsKey(group.groupId())) {
+                groups.put(group.groupId(), fetchGroup(group, useIds, budget));
+            }
         }
-        return new OffsetFetchResponse.Builder(groups).build(version);
+        return new OffsetFetchResponse.Builder(new ArrayList<>(groups.values())).build(version);
     }
 
-    private OffsetFetchResponseGroup fetchGroup(OffsetFetchRequestGroup group, boolean useIds) {
+    private OffsetFetchResponseGroup fetchGroup(OffsetFetchRequestGroup group, boolean useIds, ResponseBudget budget) {
         OffsetFetchResponseGroup response = new OffsetFetchResponseGroup().setGroupId(group.groupId());
         if (group.topics() == null) { // every committed offset of the group
+            Map<TopicPartition, CommittedOffset> offsets = coordinator.fetchOffsets(group.groupId(), null);
+            if (!budget.take(offsetBytes(offsets))) {
+                return response.setErrorCode(Errors.POLICY_VIOLATION.code());
+            }
             Map<String, OffsetFetchResponseTopics> byTopic = new LinkedHashMap<>();
-            coordinator.fetchOffsets(group.groupId(), null).forEach((tp, offset) -> {
+            offsets.forEach((tp, offset) -> {
                 ReplicaManager.Topic topic = replicaManager.topic(tp.topic());
                 byTopic.computeIfAbsent(tp.topic(), name -> new OffsetFetchResponseTopics().setName(useIds ? "" : name)
                         .setTopicId(useIds && topic != null ? topic.id() : Uuid.ZERO_UUID))
@@ -189,6 +201,13 @@ final class GroupApis {
             }
         }
         Map<TopicPartition, CommittedOffset> committed = coordinator.fetchOffsets(group.groupId(), wanted);
+        long unknown = 0;
+        for (OffsetFetchRequestTopics topic : group.topics()) {
+            unknown += ResponseBudget.bytes(topic.name()) + (long) ResponseBudget.PART_OVERHEAD_BYTES * (1 + topic.partitionIndexes().size());
+        }
+        if (!budget.take(offsetBytes(committed) + unknown)) {
+            return response.setErrorCode(Errors.POLICY_VIOLATION.code());
+        }
         for (OffsetFetchRequestTopics topic : group.topics()) {
             ReplicaManager.Topic known = useIds ? replicaManager.topic(topic.topicId()) : replicaManager.topic(topic.name());
             OffsetFetchResponseTopics out = new OffsetFetchResponseTopics().setName(useIds ? "" : TopicNames.echoable(topic.name()))
@@ -201,6 +220,16 @@ final class GroupApis {
             response.topics().add(out);
         }
         return response;
+    }
+
+    /** What offsets may take in a response, at most. */
+    private static long offsetBytes(Map<TopicPartition, CommittedOffset> offsets) {
+        long bytes = 0;
+        for (Map.Entry<TopicPartition, CommittedOffset> offset : offsets.entrySet()) {
+            bytes += ResponseBudget.PART_OVERHEAD_BYTES + ResponseBudget.bytes(offset.getKey().topic())
+                    + ResponseBudget.bytes(offset.getValue().metadata());
+        }
+        return bytes;
     }
 
     private static OffsetFetchResponsePartitions partition(int index, CommittedOffset offset, Errors error) {
@@ -232,14 +261,28 @@ final class GroupApis {
         return new ListGroupsResponse(data);
     }
 
+    /**
+     * A DescribeGroups: each group once, however often it is named, within {@link ResponseBudget}: a
+     * group whose members do not fit gets {@code POLICY_VIOLATION}.
+     */
     DescribeGroupsResponse describeGroups(DescribeGroupsRequest request, short version) {
         DescribeGroupsResponseData data = new DescribeGroupsResponseData();
-        for (String groupId : request.data().groups()) {
+        ResponseBudget budget = new ResponseBudget(replicaManager.config().maxResponseBytes());
+        for (String groupId : new LinkedHashSet<>(request.data().groups())) {
             GroupSummary group = coordinator.describeGroup(groupId);
             if (group == null) {
                 data.groups().add(version >= 6 ? DescribeGroupsResponse.groupError(TopicNames.echoable(groupId), Errors.GROUP_ID_NOT_FOUND)
                         : DescribeGroupsResponse.groupMetadata(TopicNames.echoable(groupId), Errors.NONE, GroupState.DEAD.kafkaName(), "", "",
                                 List.of(), DescribeGroupsResponse.AUTHORIZED_OPERATIONS_OMITTED));
+                continue;
+            }
+            if (!budget.take(describedBytes(group))) {
+                DescribedGroup refused = DescribeGroupsResponse.groupError(group.groupId(), Errors.POLICY_VIOLATION);
+                if (version >= 6) {
+                    refused.setErrorMessage("The response would exceed " + replicaManager.config().maxResponseBytes()
+                            + " bytes (--max-response-bytes); describe this group alone.");
+                }
+                data.groups().add(refused);
                 continue;
             }
             List<DescribedGroupMember> members = new ArrayList<>();
@@ -251,6 +294,18 @@ final class GroupApis {
             data.groups().add(described);
         }
         return new DescribeGroupsResponse(data);
+    }
+
+    /** What a described group may take in a response, at most. */
+    private static long describedBytes(GroupSummary group) {
+        long bytes = ResponseBudget.PART_OVERHEAD_BYTES + ResponseBudget.bytes(group.groupId()) + ResponseBudget.bytes(group.protocolType())
+                + ResponseBudget.bytes(group.protocolName());
+        for (GroupSummary.Member m : group.members()) {
+            bytes += ResponseBudget.PART_OVERHEAD_BYTES + ResponseBudget.bytes(m.memberId()) + ResponseBudget.bytes(m.groupInstanceId())
+                    + ResponseBudget.bytes(m.clientId()) + ResponseBudget.bytes(m.clientHost()) + m.metadata().remaining()
+                    + m.assignment().remaining();
+        }
+        return bytes;
     }
 
     DeleteGroupsResponse deleteGroups(DeleteGroupsRequest request) {

@@ -5,6 +5,7 @@ import io.purgatory.demo.broker.coordinator.GroupCoordinator;
 import io.purgatory.demo.broker.metrics.BrokerStats;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -96,7 +97,7 @@ public final class KafkaApis {
         this.fetchHandler = new FetchHandler(replicaManager, stats);
         this.listOffsetsHandler = new ListOffsetsHandler(replicaManager);
         this.groupApis = new GroupApis(coordinator, replicaManager);
-        this.topicAdminHandler = new TopicAdminHandler(replicaManager);
+        this.topicAdminHandler = new TopicAdminHandler(replicaManager, coordinator);
         this.configsHandler = new ConfigsHandler(replicaManager);
         this.deleteRecordsHandler = new DeleteRecordsHandler(replicaManager);
     }
@@ -158,7 +159,7 @@ public final class KafkaApis {
                 responder.send(groupApis.leaveGroup((LeaveGroupRequest) request, version));
                 break;
             case OFFSET_COMMIT:
-                responder.send(groupApis.offsetCommit((OffsetCommitRequest) request, version));
+                responder.send(groupApis.offsetCommit((OffsetCommitRequest) request, version, header.clientId()));
                 break;
             case OFFSET_FETCH:
                 responder.send(groupApis.offsetFetch((OffsetFetchRequest) request, version));
@@ -234,7 +235,11 @@ public final class KafkaApis {
             replicaManager.topics().forEach(topic -> data.topics().add(describe(topic)));
         } else {
             int autoCreated = 0;
+            Set<Object> answered = new HashSet<>(); // a topic named again is answered once, as Kafka does
             for (MetadataRequestTopic wanted : requested) {
+                if (!answered.add(wanted.name() != null ? wanted.name() : wanted.topicId())) {
+                    continue;
+                }
                 ReplicaManager.Topic topic = wanted.name() != null ? replicaManager.topic(wanted.name()) : replicaManager.topic(wanted.topicId());
                 if (topic == null && autoCreates(request, wanted.name()) && autoCreated++ < replicaManager.config().maxTopicsPerRequest()) {
                     replicaManager.createTopic(wanted.name(), replicaManager.config().numPartitions(),

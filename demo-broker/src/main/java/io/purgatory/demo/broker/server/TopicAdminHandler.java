@@ -1,6 +1,7 @@
 package io.purgatory.demo.broker.server;
 
 import io.purgatory.demo.broker.config.BrokerConfig;
+import io.purgatory.demo.broker.coordinator.GroupCoordinator;
 import io.purgatory.demo.broker.config.DynamicSetting;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -52,7 +53,9 @@ import org.apache.kafka.common.requests.DeleteTopicsResponse;
  *       {@link BrokerConfig#maxPartitionsPerRequest()}: {@code POLICY_VIOLATION} for every topic,
  *       nothing created (Kafka's "Excessively large number of partitions per request.").
  * </ul>
- * Validate-only requests go through every check and change nothing.
+ * Validate-only requests go through every check and change nothing. A deleted topic's committed
+ * offsets leave every group at the delete ({@link GroupCoordinator#topicDeleted}), as Kafka drops a
+ * deleted partition's offsets.
  *
  * <p>Thread-safe: no state of its own; {@link ReplicaManager} serialises the changes.
  */
@@ -60,10 +63,12 @@ final class TopicAdminHandler {
     static final String TOO_MANY_PARTITIONS = "Excessively large number of partitions per request.";
 
     private final ReplicaManager replicaManager;
+    private final GroupCoordinator coordinator;
     private final BrokerConfig config;
 
-    TopicAdminHandler(ReplicaManager replicaManager) {
+    TopicAdminHandler(ReplicaManager replicaManager, GroupCoordinator coordinator) {
         this.replicaManager = replicaManager;
+        this.coordinator = coordinator;
         this.config = replicaManager.config();
     }
 
@@ -239,6 +244,7 @@ final class TopicAdminHandler {
             } else {
                 ReplicaManager.Topic deleted = byId ? replicaManager.deleteTopic(topic.topicId()) : replicaManager.deleteTopic(topic.name());
                 if (deleted != null) {
+                    coordinator.topicDeleted(deleted.name());
                     result.setName(deleted.name()).setTopicId(deleted.id());
                     error = ApiError.NONE;
                 } else {

@@ -36,6 +36,7 @@ class GroupCoordinatorTest {
     private static final int REBALANCE_MS = 30_000;
     private static final int INITIAL_DELAY_MS = 3_000;
     private static final short V5 = 5;
+    private static final long RETENTION_MS = 600_000;
 
     private final MockTimer timer = new MockTimer();
     private final DelayedOperationPurgatory<DelayedOperation> rebalance =
@@ -43,7 +44,7 @@ class GroupCoordinatorTest {
     private final DelayedOperationPurgatory<DelayedHeartbeat> heartbeat =
             DelayedOperationPurgatory.<DelayedHeartbeat>builder("heartbeat-test").timer(timer).reaperEnabled(false).build();
     private final GroupCoordinator coordinator = new GroupCoordinator(
-            new GroupCoordinatorConfig(6_000, 300_000, INITIAL_DELAY_MS, 3, 5, 300_000, 100), rebalance, heartbeat, timer::nowMs);
+            new GroupCoordinatorConfig(6_000, 300_000, INITIAL_DELAY_MS, 3, 5, 300_000, 100, RETENTION_MS, 4), rebalance, heartbeat, timer::nowMs);
 
     @AfterEach
     void close() {
@@ -334,7 +335,7 @@ class GroupCoordinatorTest {
         Client a = clients.get(0);
         Client b = clients.get(1);
         TopicPartition p0 = new TopicPartition("t", 0);
-        assertEquals(Errors.NONE, coordinator.commitOffsets("g", a.memberId, null, 1, Map.of(p0, new CommittedOffset(42, -1, "m", 0)))
+        assertEquals(Errors.NONE, coordinator.commitOffsets("g", a.memberId, null, 1, "client", Map.of(p0, new CommittedOffset(42, -1, "m", 0)))
                 .error(p0));
         assertEquals(Errors.NONE, b.leave());
         assertEquals(GroupState.PREPARING_REBALANCE, group().state());
@@ -352,15 +353,15 @@ class GroupCoordinatorTest {
     void offsetCommitsAreValidatedAsKafkaDoes() {
         TopicPartition p0 = new TopicPartition("t", 0);
         Map<TopicPartition, CommittedOffset> commit = Map.of(p0, new CommittedOffset(5, -1, "", 0));
-        assertEquals(Errors.NONE, coordinator.commitOffsets("simple", "", null, -1, commit).error(p0), "anyone may commit to an empty group");
-        assertEquals(Errors.ILLEGAL_GENERATION, coordinator.commitOffsets("none", "m", null, 3, commit).groupError());
+        assertEquals(Errors.NONE, coordinator.commitOffsets("simple", "", null, -1, "client", commit).error(p0), "anyone may commit to an empty group");
+        assertEquals(Errors.ILLEGAL_GENERATION, coordinator.commitOffsets("none", "m", null, 3, "client", commit).groupError());
         assertEquals(Errors.OFFSET_METADATA_TOO_LARGE,
-                coordinator.commitOffsets("simple", "", null, -1, Map.of(p0, new CommittedOffset(6, -1, "x".repeat(101), 0))).error(p0));
+                coordinator.commitOffsets("simple", "", null, -1, "client", Map.of(p0, new CommittedOffset(6, -1, "x".repeat(101), 0))).error(p0));
         assertEquals(5, coordinator.fetchOffsets("simple", null).get(p0).offset());
         List<Client> clients = stableGroupOfTwo();
-        assertEquals(Errors.UNKNOWN_MEMBER_ID, coordinator.commitOffsets("g", "", null, -1, commit).groupError(),
+        assertEquals(Errors.UNKNOWN_MEMBER_ID, coordinator.commitOffsets("g", "", null, -1, "client", commit).groupError(),
                 "a group with members takes commits from its members only");
-        assertEquals(Errors.ILLEGAL_GENERATION, coordinator.commitOffsets("g", clients.get(0).memberId, null, 0, commit).groupError());
+        assertEquals(Errors.ILLEGAL_GENERATION, coordinator.commitOffsets("g", clients.get(0).memberId, null, 0, "client", commit).groupError());
         assertEquals(Map.of("g", Errors.NON_EMPTY_GROUP, "nope", Errors.GROUP_ID_NOT_FOUND), coordinator.deleteGroups(List.of("g", "nope")));
     }
 
@@ -368,10 +369,11 @@ class GroupCoordinatorTest {
     void theGroupCountIsCapped() {
         TopicPartition p0 = new TopicPartition("t", 0);
         for (int i = 0; i < 5; i++) {
-            assertEquals(Errors.NONE, coordinator.commitOffsets("g" + i, "", null, -1, Map.of(p0, new CommittedOffset(1, -1, "", 0))).error(p0));
+            assertEquals(Errors.NONE, coordinator.commitOffsets("g" + i, "", null, -1, "client" + i, Map.of(p0, new CommittedOffset(1, -1, "", 0)))
+                    .error(p0));
         }
         assertEquals(Errors.COORDINATOR_NOT_AVAILABLE,
-                coordinator.commitOffsets("g5", "", null, -1, Map.of(p0, new CommittedOffset(1, -1, "", 0))).groupError());
+                coordinator.commitOffsets("g5", "", null, -1, "client5", Map.of(p0, new CommittedOffset(1, -1, "", 0))).groupError());
         List<JoinGroupResponseData> answers = new ArrayList<>();
         coordinator.joinGroup(new Client(null).request(new byte[] {1}).setGroupId("g6"), V5, "c", "h", answers::add);
         assertEquals(Errors.COORDINATOR_NOT_AVAILABLE.code(), answers.get(0).errorCode());
@@ -379,10 +381,92 @@ class GroupCoordinatorTest {
     }
 
     @Test
+    void oneClientIdCannotFillTheGroupCap() {
+        TopicPartition p0 = new TopicPartition("t", 0);
+        Map<TopicPartition, CommittedOffset> commit = Map.of(p0, new CommittedOffset(1, -1, "", 0));
+        for (int i = 0; i < 4; i++) {
+            assertEquals(Errors.NONE, coordinator.commitOffsets("greedy" + i, "", null, -1, "greedy", commit).error(p0));
+        }
+        assertEquals(Errors.COORDINATOR_NOT_AVAILABLE, coordinator.commitOffsets("greedy4", "", null, -1, "greedy", commit).groupError(),
+                "past --max-groups-per-client");
+        List<JoinGroupResponseData> answers = new ArrayList<>();
+        coordinator.joinGroup(new Client(null).request(new byte[] {1}).setGroupId("greedy5"), V5, "greedy", "h", answers::add);
+        assertEquals(Errors.COORDINATOR_NOT_AVAILABLE.code(), answers.get(0).errorCode(), "JoinGroup counts alike");
+        assertEquals(Errors.NONE, coordinator.commitOffsets("polite", "", null, -1, "polite", commit).error(p0), "another client still may");
+        assertEquals(Map.of("greedy0", Errors.NONE), coordinator.deleteGroups(List.of("greedy0")));
+        assertEquals(Errors.NONE, coordinator.commitOffsets("greedy4", "", null, -1, "greedy", commit).error(p0), "a group gone frees its place");
+    }
+
+    @Test
+    void deletingAGroupNamedTwiceAnswersOnceWithWhatItDid() {
+        TopicPartition p0 = new TopicPartition("t", 0);
+        coordinator.commitOffsets("simple", "", null, -1, "client", Map.of(p0, new CommittedOffset(1, -1, "", 0)));
+        assertEquals(Map.of("simple", Errors.NONE), coordinator.deleteGroups(List.of("simple", "simple")));
+        assertEquals(0, coordinator.groupCount());
+    }
+
+    @Test
+    void aGroupThatNeverHadMembersLosesEachOffsetTheRetentionAfterItsCommitThenGoes() {
+        TopicPartition p0 = new TopicPartition("t", 0);
+        TopicPartition p1 = new TopicPartition("t", 1);
+        coordinator.commitOffsets("simple", "", null, -1, "client", Map.of(p0, new CommittedOffset(1, -1, "", 0)));
+        timer.advance(RETENTION_MS / 2);
+        coordinator.commitOffsets("simple", "", null, -1, "client", Map.of(p1, new CommittedOffset(2, -1, "", 0)));
+        timer.advance(RETENTION_MS / 2 - 1);
+        assertEquals(0, coordinator.expireOffsets(), "not yet");
+        timer.advance(1);
+        assertEquals(1, coordinator.expireOffsets());
+        assertEquals(Map.of(p1, 2L), offsets("simple"));
+        timer.advance(RETENTION_MS / 2);
+        assertEquals(1, coordinator.expireOffsets());
+        assertEquals(0, coordinator.groupCount(), "an empty group without offsets goes");
+    }
+
+    @Test
+    void aConsumerGroupKeepsItsOffsetsWhileItHasMembersThenTheRetentionAfterItBecameEmpty() {
+        List<Client> clients = stableGroupOfTwo();
+        TopicPartition p0 = new TopicPartition("t", 0);
+        Client a = clients.get(0);
+        coordinator.commitOffsets("g", a.memberId, null, a.generation, "client", Map.of(p0, new CommittedOffset(7, -1, "", 0)));
+        for (long passed = 0; passed <= RETENTION_MS; passed += SESSION_MS / 2) { // members heartbeating through a retention period
+            timer.advance(SESSION_MS / 2);
+            clients.forEach(Client::heartbeat);
+        }
+        assertEquals(0, coordinator.expireOffsets());
+        clients.forEach(c -> c.leave());
+        assertEquals(GroupState.EMPTY, group().state());
+        timer.advance(RETENTION_MS - 1);
+        assertEquals(0, coordinator.expireOffsets(), "counted from when the group became empty, not from the commit");
+        timer.advance(1);
+        assertEquals(1, coordinator.expireOffsets());
+        assertEquals(0, coordinator.groupCount());
+    }
+
+    @Test
+    void aDeletedTopicsOffsetsLeaveEveryGroupAtTheDelete() {
+        TopicPartition gone = new TopicPartition("gone", 0);
+        TopicPartition kept = new TopicPartition("kept", 0);
+        coordinator.commitOffsets("both", "", null, -1, "client", Map.of(gone, new CommittedOffset(1, -1, "", 0), kept,
+                new CommittedOffset(2, -1, "", 0)));
+        coordinator.commitOffsets("only", "", null, -1, "client", Map.of(gone, new CommittedOffset(3, -1, "", 0)));
+        assertEquals(2, coordinator.topicDeleted("gone"));
+        assertEquals(Map.of(kept, 2L), offsets("both"));
+        assertEquals(Set.of("both"), Set.copyOf(coordinator.listGroups(Set.of()).stream().map(GroupSummary::groupId).toList()),
+                "a group left without offsets goes");
+        assertEquals(0, coordinator.topicDeleted("gone"));
+    }
+
+    private Map<TopicPartition, Long> offsets(String groupId) {
+        Map<TopicPartition, Long> offsets = new java.util.HashMap<>();
+        coordinator.fetchOffsets(groupId, null).forEach((p, o) -> offsets.put(p, o.offset()));
+        return offsets;
+    }
+
+    @Test
     void listGroupsFiltersByState() {
         stableGroupOfTwo();
         TopicPartition p0 = new TopicPartition("t", 0);
-        coordinator.commitOffsets("simple", "", null, -1, Map.of(p0, new CommittedOffset(1, -1, "", 0)));
+        coordinator.commitOffsets("simple", "", null, -1, "client", Map.of(p0, new CommittedOffset(1, -1, "", 0)));
         assertEquals(Set.of("g", "simple"), Set.copyOf(coordinator.listGroups(Set.of()).stream().map(GroupSummary::groupId).toList()));
         assertEquals(List.of("simple"), coordinator.listGroups(Set.of(GroupState.EMPTY)).stream().map(GroupSummary::groupId).toList());
         assertEquals(List.of("g"), coordinator.listGroups(Set.of(GroupState.STABLE)).stream().map(GroupSummary::groupId).toList());

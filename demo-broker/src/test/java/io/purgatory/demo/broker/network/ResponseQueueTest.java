@@ -31,7 +31,7 @@ class ResponseQueueTest {
             }
         }
     });
-    private final ResponseQueue queue = new ResponseQueue(channel);
+    private final ResponseQueue queue = new ResponseQueue(channel, 1 << 20);
 
     @Test
     void aResponseThatDoesNotSerializeClosesTheConnectionAfterTheResponsesBeforeIt() {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.purgatory.demo.broker.metrics.ThrottledWarning;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.purgatory.demo.broker.network;
+package io.purgatory.demo.broker.metrics;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.concurrent.TimeUnit;
@@ -6,10 +6,10 @@ import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
- * A warning about a resource problem that may recur many times a second (connections refused,
- * accepts failing): the first occurrence in a period is written, with how many were suppressed
- * since the last one written; the others are only counted. One line per period, never a stack
- * trace.
+ * A warning about a problem that may recur many times a second (connections refused, accepts
+ * failing, connections closed for bad input, groups refused, dashboard samples failing): the first
+ * occurrence in a period is written, with how many were suppressed since the last one written; the
+ * others are only counted. One line per period, never a stack trace.
  *
  * <p>Thread-safe: {@code nextNanos} and {@code suppressed} are guarded by {@code this}.
  */
