@@ -74,7 +74,7 @@ class ArchitectureTest {
             "http", Set.of("server", "coordinator", "replication", "cluster", "log", "metrics", "config"),
             "network", Set.of("server", "metrics", "config"),
             "server", Set.of("coordinator", "replication", "cluster", "log", "metrics", "config"),
-            "coordinator", Set.of("config"),
+            "coordinator", Set.of("metrics", "config"),
             "replication", Set.of("cluster", "config"),
             "cluster", Set.of("log", "config"),
             "log", Set.of(),

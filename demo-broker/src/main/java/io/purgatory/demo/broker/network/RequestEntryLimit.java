@@ -4,7 +4,9 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.ToIntFunction;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.CreatePartitionsRequestData.CreatePartitionsTopic;
@@ -75,6 +77,13 @@ final class RequestEntryLimit {
      * hash there, computed by the collection's own element class.
      */
     static final Map<ApiKeys, Map<String, ToIntFunction<Object>>> KEYED = keyedArrays();
+    /**
+     * APIs whose handler bounds the entries itself and answers past its bound with Kafka's error on the
+     * same connection: a Fetch naming more partitions than {@code --max-partitions} gets
+     * {@code INVALID_REQUEST} (its partitions are a plain list, parsed in time linear in its bytes), so
+     * the entry caps above do not close its connection; its keyed arrays are still counted.
+     */
+    private static final Set<ApiKeys> BOUNDED_BY_HANDLER = EnumSet.of(ApiKeys.FETCH);
 
     private RequestEntryLimit() {
     }
@@ -112,12 +121,13 @@ final class RequestEntryLimit {
                     continue;
                 }
                 String path = next.path().isEmpty() ? field.def.name : next.path() + "." + field.def.name;
-                if (array.length > MAX_ENTRIES) {
+                boolean capped = !BOUNDED_BY_HANDLER.contains(api);
+                if (capped && array.length > MAX_ENTRIES) {
                     return new Scan(api + " v" + version + " has an array of " + array.length + " entries (at most " + MAX_ENTRIES + ")",
                             total, probes);
                 }
                 total += array.length;
-                if (total > MAX_TOTAL_ENTRIES) {
+                if (capped && total > MAX_TOTAL_ENTRIES) {
                     return new Scan(api + " v" + version + " has more than " + MAX_TOTAL_ENTRIES + " entries in all", total, probes);
                 }
                 ToIntFunction<Object> hash = keyed.get(path);
