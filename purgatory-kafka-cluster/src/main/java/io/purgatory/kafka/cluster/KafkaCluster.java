@@ -1,0 +1,277 @@
+package io.purgatory.kafka.cluster;
+
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * A real Apache Kafka cluster in KRaft mode on loopback: {@link ClusterSpec#nodes()} child JVMs, each a broker
+ * and a voter of the controller quorum, with storage formatted by Kafka's own {@code StorageTool}, on stock
+ * Kafka or with purgatory-kafka first on each broker's classpath ({@link KafkaRuntime}).
+ *
+ * <p>Waits use Kafka's own signals: the cluster is up when its metadata lists every broker, a topic is ready
+ * when every partition has a leader and a full ISR. Nothing sleeps.
+ *
+ * <p>Contract: no JVM this cluster started outlives it. {@link #close()} kills every node by its PID; a start
+ * that fails (a node that exits, a timeout) kills the nodes already started before it throws; and a JVM
+ * shutdown hook does the same if the owner never closes it (a test JVM ended on a timeout, say).
+ *
+ * <p>Thread-safe: the nodes are thread-safe and the node list is fixed at start; {@link Admin} is thread-safe.
+ */
+public final class KafkaCluster implements AutoCloseable {
+
+    private static final Duration START_TIMEOUT = Duration.ofMinutes(3);
+    private static final Duration TOPIC_TIMEOUT = Duration.ofMinutes(1);
+    private static final Duration POLL = Duration.ofMillis(200);
+
+    private final ClusterSpec spec;
+    private final List<KafkaNode> nodes;
+    private final Thread killOnExit;
+    private final Admin admin;
+
+    private KafkaCluster(ClusterSpec spec, List<KafkaNode> nodes, Thread killOnExit) {
+        this.spec = spec;
+        this.nodes = List.copyOf(nodes);
+        this.killOnExit = killOnExit;
+        this.admin = Admin.create(adminConfig(bootstrapServers(this.nodes)));
+    }
+
+    /**
+     * Formats and starts the cluster and waits until its metadata lists every broker.
+     *
+     * @throws IllegalStateException if a node exits while starting, or the cluster is not up within three
+     *     minutes; every node started is killed by then, and the message names the node and its log
+     */
+    public static KafkaCluster start(ClusterSpec spec) {
+        Path log4jConfig = writeLog4jConfig(spec.directory());
+        List<NodePorts> ports = NodePorts.allocate(spec.nodes());
+        List<KafkaNode> nodes = new ArrayList<>();
+        for (int id = 0; id < spec.nodes(); id++) {
+            nodes.add(new KafkaNode(id, ports.get(id), spec.directory().resolve("node-" + id), log4jConfig, spec));
+        }
+        String voters = nodes.stream()
+                .map(node -> node.id() + "@127.0.0.1:" + node.ports().controller())
+                .collect(Collectors.joining(","));
+        nodes.forEach(node -> node.writeConfig(voters, spec));
+        formatAll(nodes, Uuid.randomUuid().toString());
+
+        Thread killOnExit = new Thread(() -> nodes.forEach(KafkaNode::kill), "kafka-cluster-kill-on-exit");
+        Runtime.getRuntime().addShutdownHook(killOnExit);
+        KafkaCluster cluster = new KafkaCluster(spec, nodes, killOnExit);
+        try {
+            nodes.forEach(KafkaNode::start);
+            cluster.awaitBrokers(nodes, START_TIMEOUT);
+            return cluster;
+        } catch (RuntimeException | Error e) {
+            cluster.close();
+            throw e;
+        }
+    }
+
+    /** What this cluster was started with. */
+    public ClusterSpec spec() {
+        return spec;
+    }
+
+    /** The nodes, by id. */
+    public List<KafkaNode> nodes() {
+        return nodes;
+    }
+
+    /** Node {@code id}. */
+    public KafkaNode node(int id) {
+        return nodes.get(id);
+    }
+
+    /** Every node's broker address, comma separated, for a client's {@code bootstrap.servers}. */
+    public String bootstrapServers() {
+        return bootstrapServers(nodes);
+    }
+
+    /** An admin client of this cluster, closed with it. */
+    public Admin admin() {
+        return admin;
+    }
+
+    /**
+     * Starts a node again (after {@link KafkaNode#kill()}, say) on its own storage and ports, and waits until
+     * the cluster's metadata lists it.
+     */
+    public void restart(KafkaNode node) {
+        node.start();
+        awaitBrokers(List.of(node), START_TIMEOUT);
+    }
+
+    /**
+     * Creates a topic and waits until every partition has a leader and all {@code replicationFactor} replicas
+     * in its ISR.
+     */
+    public void createTopic(String name, int partitions, int replicationFactor, Map<String, String> configs) {
+        NewTopic topic = new NewTopic(name, partitions, (short) replicationFactor).configs(configs);
+        get(admin.createTopics(List.of(topic)).all(), "create topic " + name);
+        awaitFullIsr(name);
+    }
+
+    /** Waits until every partition of {@code topic} has a leader and all its replicas in the ISR. */
+    public void awaitFullIsr(String topic) {
+        await("every partition of " + topic + " has a leader and a full ISR")
+                .atMost(TOPIC_TIMEOUT).pollInterval(POLL).ignoreExceptions()
+                .until(() -> describe(topic).partitions().stream()
+                        .allMatch(p -> p.leader() != null && p.isr().size() == p.replicas().size()));
+    }
+
+    /** The topic as the cluster's metadata has it now. */
+    public TopicDescription describe(String topic) {
+        return get(admin.describeTopics(List.of(topic)).allTopicNames(), "describe " + topic).get(topic);
+    }
+
+    /** Partition {@code partition} of {@code topic} as the metadata has it now. */
+    public TopicPartitionInfo partition(String topic, int partition) {
+        return describe(topic).partitions().get(partition);
+    }
+
+    /** A JMX connection to a node's JVM; the caller closes it. */
+    public NodeJmx jmx(KafkaNode node) {
+        return NodeJmx.connect(node);
+    }
+
+    /**
+     * Shuts every node down cleanly at once (SIGTERM to every JVM, as {@code kafka-server-stop.sh} does) and
+     * waits for them to exit.
+     *
+     * @return each node's time from the signal to its exit, or {@code null} for a node still running at the timeout
+     */
+    public Map<Integer, Duration> shutdown(Duration timeout) throws InterruptedException {
+        long start = System.nanoTime();
+        List<KafkaNode> running = nodes.stream().filter(KafkaNode::isAlive).toList();
+        running.forEach(node -> node.signal("TERM"));
+        Map<Integer, Duration> exits = new LinkedHashMap<>();
+        for (KafkaNode node : running) {
+            long left = timeout.toNanos() - (System.nanoTime() - start);
+            boolean exited = node.awaitExit(Duration.ofNanos(Math.max(0, left)));
+            exits.put(node.id(), exited ? Duration.ofNanos(System.nanoTime() - start) : null);
+        }
+        return exits;
+    }
+
+    /** The last {@code lines} lines of every node's log, each under its file name, for a failure message. */
+    public String logTails(int lines) {
+        StringBuilder text = new StringBuilder();
+        for (KafkaNode node : nodes) {
+            text.append(System.lineSeparator()).append("==== ").append(node.logFile()).append(" (last ").append(lines)
+                    .append(" lines)").append(System.lineSeparator()).append(node.logTail(lines));
+        }
+        return text.toString();
+    }
+
+    /** Kills every node by its PID and waits for each to be gone. Idempotent. */
+    @Override
+    public void close() {
+        admin.close(Duration.ofSeconds(2));
+        nodes.forEach(KafkaNode::kill);
+        try {
+            Runtime.getRuntime().removeShutdownHook(killOnExit);
+        } catch (IllegalStateException e) {
+            // the JVM is already shutting down: the hook runs, and finds nothing left to kill
+        }
+    }
+
+    private void awaitBrokers(Collection<KafkaNode> expected, Duration timeout) {
+        Set<Integer> ids = expected.stream().map(KafkaNode::id).collect(Collectors.toSet());
+        await("brokers " + ids + " listed in the cluster's metadata")
+                .atMost(timeout).pollInterval(POLL)
+                .until(() -> {
+                    for (KafkaNode node : nodes) {
+                        if (ids.contains(node.id()) && !node.isAlive()) {
+                            throw new IllegalStateException("node " + node.id() + " exited with " + node.exitCode().orElse(-1)
+                                    + " while starting; its log, " + node.logFile() + ":" + System.lineSeparator()
+                                    + node.logTail(40));
+                        }
+                    }
+                    return listedBrokers().containsAll(ids);
+                });
+    }
+
+    private Set<Integer> listedBrokers() {
+        try {
+            return admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).stream().map(Node::id).collect(Collectors.toSet());
+        } catch (ExecutionException | TimeoutException e) {
+            return Set.of();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    private static void formatAll(List<KafkaNode> nodes, String clusterId) {
+        List<CompletableFuture<Void>> formats = nodes.stream()
+                .map(node -> CompletableFuture.runAsync(() -> node.format(clusterId)))
+                .toList();
+        get(CompletableFuture.allOf(formats.toArray(CompletableFuture[]::new)), "format the nodes' storage");
+    }
+
+    private static Path writeLog4jConfig(Path directory) {
+        Path file = directory.resolve("log4j2.properties");
+        try (InputStream in = KafkaCluster.class.getResourceAsStream("log4j2.properties")) {
+            if (in == null) {
+                throw new IllegalStateException("log4j2.properties missing beside " + KafkaCluster.class.getName());
+            }
+            Files.createDirectories(directory);
+            Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
+            return file;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file, e);
+        }
+    }
+
+    private static String bootstrapServers(List<KafkaNode> nodes) {
+        return nodes.stream().map(KafkaNode::bootstrapAddress).collect(Collectors.joining(","));
+    }
+
+    private static Properties adminConfig(String bootstrapServers) {
+        Properties config = new Properties();
+        config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        config.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
+        config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 15_000);
+        return config;
+    }
+
+    private static <T> T get(java.util.concurrent.Future<T> future, String what) {
+        try {
+            return future.get(TOPIC_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            throw new IllegalStateException("cannot " + what + ": " + cause, cause);
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("cannot " + what + " within " + TOPIC_TIMEOUT, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted: " + what, e);
+        }
+    }
+}
