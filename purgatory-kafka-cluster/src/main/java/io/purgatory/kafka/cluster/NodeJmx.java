@@ -2,11 +2,15 @@ package io.purgatory.kafka.cluster;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Set;
 import javax.management.JMException;
+import javax.management.MBeanAttributeInfo;
 import javax.management.MBeanServerConnection;
 import javax.management.MalformedObjectNameException;
 import javax.management.ObjectName;
+import javax.management.openmbean.CompositeData;
 import javax.management.remote.JMXConnector;
 import javax.management.remote.JMXConnectorFactory;
 import javax.management.remote.JMXServiceURL;
@@ -71,14 +75,32 @@ public final class NodeJmx implements AutoCloseable {
         }
     }
 
-    /** The MBean server's attribute names of one MBean. */
-    public java.util.List<String> attributeNames(ObjectName name) {
+    /** The names of one MBean's attributes, in the order the MBean lists them. */
+    public List<String> attributeNames(ObjectName name) {
         try {
-            return java.util.Arrays.stream(server.getMBeanInfo(name).getAttributes()).map(a -> a.getName()).toList();
+            return Arrays.stream(server.getMBeanInfo(name).getAttributes()).map(MBeanAttributeInfo::getName).toList();
         } catch (JMException e) {
             throw new IllegalArgumentException("no MBean " + name + ": " + e, e);
         } catch (IOException e) {
             throw new UncheckedIOException("JMX read of " + name + " failed", e);
+        }
+    }
+
+    /** The CPU time the node's JVM has used so far, all threads (the OperatingSystem MXBean's ProcessCpuTime). */
+    public long processCpuNanos() {
+        return longAttribute("java.lang:type=OperatingSystem", "ProcessCpuTime");
+    }
+
+    /** The node's heap in use right after a full GC that this call asks the JVM for (the Memory MXBean's gc). */
+    public long heapUsedAfterGc() {
+        try {
+            ObjectName memory = new ObjectName("java.lang:type=Memory");
+            server.invoke(memory, "gc", null, null);
+            return (Long) ((CompositeData) server.getAttribute(memory, "HeapMemoryUsage")).get("used");
+        } catch (JMException e) {
+            throw new IllegalStateException("no heap figures over JMX: " + e, e);
+        } catch (IOException e) {
+            throw new UncheckedIOException("JMX gc or read failed", e);
         }
     }
 
