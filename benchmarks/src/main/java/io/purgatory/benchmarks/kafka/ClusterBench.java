@@ -10,12 +10,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -136,7 +134,6 @@ public final class ClusterBench implements Callable<Integer> {
 
     private RoundResult runRound(KafkaRuntime runtime, int round) throws Exception {
         Path directory = workDir.resolve(runtime.label() + "-" + mode.name().toLowerCase(Locale.ROOT) + "-" + round);
-        deleteRecursively(directory);
         ClusterSpec spec = ClusterSpec.threeNodes(runtime, directory).withMaxHeapMb(brokerHeapMb);
         try (KafkaCluster cluster = KafkaCluster.start(spec)) {
             cluster.createTopic("bench", partitions, 3, Map.of("min.insync.replicas", "2"));
@@ -199,17 +196,6 @@ public final class ClusterBench implements Callable<Integer> {
                 out.println(header);
             }
             rows.forEach(out::println);
-        }
-    }
-
-    private static void deleteRecursively(Path directory) throws IOException {
-        if (!Files.exists(directory)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(directory)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(path);
-            }
         }
     }
 }

@@ -11,6 +11,7 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +22,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -62,12 +64,14 @@ public final class KafkaCluster implements AutoCloseable {
     }
 
     /**
-     * Formats and starts the cluster and waits until its metadata lists every broker.
+     * Clears the spec's directory of a previous run, formats and starts the cluster, and waits until its
+     * metadata lists every broker.
      *
      * @throws IllegalStateException if a node exits while starting, or the cluster is not up within three
      *     minutes; every node started is killed by then, and the message names the node and its log
      */
     public static KafkaCluster start(ClusterSpec spec) {
+        clear(spec.directory());
         Path log4jConfig = writeLog4jConfig(spec.directory());
         List<NodePorts> ports = NodePorts.allocate(spec.nodes());
         List<KafkaNode> nodes = new ArrayList<>();
@@ -233,6 +237,19 @@ public final class KafkaCluster implements AutoCloseable {
                 .map(node -> CompletableFuture.runAsync(() -> node.format(clusterId)))
                 .toList();
         get(CompletableFuture.allOf(formats.toArray(CompletableFuture[]::new)), "format the nodes' storage");
+    }
+
+    private static void clear(Path directory) {
+        if (!Files.exists(directory)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(directory)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot clear " + directory + " of a previous run", e);
+        }
     }
 
     private static Path writeLog4jConfig(Path directory) {

@@ -247,10 +247,13 @@ abstract class ClusterBehaviourTest {
         KafkaNode follower = info.replicas().stream().map(n -> cluster().node(n.id()))
                 .filter(n -> n.id() != leader && n.id() != activeController).findFirst().orElseThrow();
         List<Future<RecordMetadata>> sends = new ArrayList<>();
-        follower.signal("STOP");
         try (KafkaProducer<String, String> producer = Clients.producer(cluster(), Map.of(
                      ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 60_000, ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 120_000));
              NodeJmx jmx = cluster().jmx(cluster().node(leader))) {
+            // the producer learns the leader first: a stopped node still accepts connections, and a metadata request
+            // sent to it would wait for the request timeout
+            producer.partitionsFor("stopped-follower");
+            follower.signal("STOP");
             for (int i = 0; i < 100; i++) {
                 sends.add(producer.send(new ProducerRecord<>("stopped-follower", "k", "v" + i)));
             }

@@ -1,12 +1,7 @@
 package io.purgatory.kafka.cluster;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -53,7 +48,6 @@ final class KafkaClusterExtension implements BeforeAllCallback, AfterAllCallback
     public void beforeAll(ExtensionContext context) {
         KafkaRuntime chosen = runtime.get();
         Path directory = TestRuntimes.clusterDirectory(context.getRequiredTestClass().getSimpleName() + "-" + chosen.label());
-        deleteRecursively(directory);
         cluster = KafkaCluster.start(ClusterSpec.threeNodes(chosen, directory)
                 // a share group's records return to the group 2 s after a consumer acquired them unacknowledged
                 .withBrokerProperty("group.share.record.lock.duration.ms", "2000")
@@ -73,19 +67,6 @@ final class KafkaClusterExtension implements BeforeAllCallback, AfterAllCallback
             failure.addSuppressed(new BrokerLogs(cluster.logTails(LOG_TAIL_LINES)));
         }
         throw failure;
-    }
-
-    private static void deleteRecursively(Path directory) {
-        if (!Files.exists(directory)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(directory)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(path);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot clear " + directory + " of a previous run", e);
-        }
     }
 
     /** The brokers' log tails, attached to a failed test's exception so that the report shows them. */
