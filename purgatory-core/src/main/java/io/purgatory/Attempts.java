@@ -14,8 +14,8 @@ final class Attempts {
     /** A RuntimeException or an Error: the only throwables collected (user code throws no checked ones). */
     private Throwable failure;
 
-    /** Retries op (see {@link DelayedOperation#maybeTryComplete()}); true if this attempt completed it. */
-    boolean retry(DelayedOperation op) {
+    /** Retries op (see {@link OperationState#maybeTryComplete()}); true if this attempt completed it. */
+    boolean retry(OperationState op) {
         try {
             if (op.maybeTryComplete()) {
                 completed++;
@@ -28,9 +28,9 @@ final class Attempts {
     }
 
     /** Cancels op with {@code reason} (see {@link DelayedOperation#cancel(Object)}). */
-    void cancel(DelayedOperation op, Object reason) {
+    void cancel(OperationState op, Object reason) {
         try {
-            if (op.cancel(reason)) {
+            if (op.complete(Completion.CANCELLED, reason)) {
                 completed++;
             }
         } catch (RuntimeException | Error e) {

@@ -2,8 +2,8 @@ package io.purgatory;
 
 import io.purgatory.timer.SystemTimer;
 import io.purgatory.timer.Timer;
-import io.purgatory.timer.TimerTask;
 import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
@@ -89,7 +89,7 @@ import org.slf4j.LoggerFactory;
  *
  * @param <T> the operations it holds
  */
-public final class DelayedOperationPurgatory<T extends DelayedOperation> implements AutoCloseable {
+public final class DelayedOperationPurgatory<T extends OperationState> implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(DelayedOperationPurgatory.class);
     /** The key under which operations offered with no keys are kept, so that close() finds them. */
@@ -136,6 +136,15 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     }
 
     public static <T extends DelayedOperation> Builder<T> builder(String name) {
+        return new Builder<>(name);
+    }
+
+    /**
+     * A builder for a purgatory of operations that carry the {@link OperationState} without being
+     * {@link DelayedOperation}s (Kafka's, through the {@code purgatory-kafka} bridge); package-private,
+     * so that the public builder keeps inferring {@code DelayedOperation} in a chain.
+     */
+    static <T extends OperationState> Builder<T> builderOfStates(String name) {
         return new Builder<>(name);
     }
 
@@ -227,7 +236,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             return 0;
         }
         Attempts attempts = new Attempts();
-        for (DelayedOperation op : list.takeDue(position)) {
+        for (OperationState op : list.takeDue(position)) {
             attempts.retry(op);
         }
         return attempts.result();
@@ -241,14 +250,14 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         Attempts attempts = new Attempts();
         boolean offeredAfterClose;
         boolean completedNow = false;
-        TimerTask expiry = null;
+        boolean parked = false;
         operation.lock();
         try {
             if (operation.purgatory != null) {
                 throw new IllegalStateException("operation already offered to purgatory "
                         + operation.purgatory.name + ": " + operation);
             }
-            if (operation.isCompleted()) {
+            if (operation.isDone()) {
                 return false;
             }
             operation.purgatory = this;
@@ -257,16 +266,14 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
                 if (tryOnce(operation, attempts)) {
                     return true; // nothing linked
                 }
-                if (!operation.isCompleted()) { // it is when tryComplete completed it and then threw
+                if (!operation.isDone()) { // it is when tryComplete completed it and then threw
                     if (keys != null) {
                         watch(operation, keys);
                     } else {
                         watchAt(operation, positions);
                     }
                     completedNow = tryOnce(operation, attempts);
-                    if (!operation.isCompleted()) {
-                        expiry = operation.scheduleExpiry();
-                    }
+                    parked = !operation.isDone();
                 }
             }
         } finally {
@@ -276,7 +283,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             operation.expire(Completion.CLOSED); // outside the lock: onExpiration runs without it
             return true;
         }
-        if (!completedNow && expiry != null) {
+        if (!completedNow && parked) {
             try {
                 completedNow = operation.retryIfPending(); // a retry another thread asked for while this one held the lock
             } catch (RuntimeException | Error e) {
@@ -294,29 +301,27 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             attempts.result();
             return true;
         }
-        if (!completedNow && expiry != null) {
-            schedule(operation, expiry);
+        if (!completedNow && parked) {
+            schedule(operation);
         }
         attempts.result();
         return completedNow;
     }
 
     /** One try of an offer, under the operation's lock: an exception counts as false, and is kept to rethrow. */
-    private static boolean tryOnce(DelayedOperation operation, Attempts attempts) {
+    private static boolean tryOnce(OperationState operation, Attempts attempts) {
         try {
-            return operation.tryComplete();
+            return operation.tryCompleteHook();
         } catch (RuntimeException | Error e) {
             attempts.failed(e);
             return false;
         }
     }
 
-    /** Adds the operation's expiry to the timer, at its deadline. */
-    private void schedule(DelayedOperation operation, TimerTask expiry) {
-        long now = timer.nowMs();
-        operation.deadlineMs = now + Math.min(operation.delayMs(), Long.MAX_VALUE - now);
+    /** Adds the operation's expiry (the operation itself, as a timer node) to the timer, at its deadline. */
+    private void schedule(OperationState operation) {
         try {
-            timer.add(expiry); // a no-op if it completed meanwhile: completion cancels the task
+            operation.scheduleExpiry(timer, operation.expiryDelayMs()); // a no-op if it completed meanwhile: completion cancels it
         } catch (IllegalStateException timerClosed) {
             // closed by close() after its sweep (which found this operation), or by its owner before this
             // purgatory: either way nothing will expire the operation now but this thread
@@ -384,6 +389,41 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         return attempts.result();
     }
 
+    /**
+     * Takes every operation watching key off this purgatory <em>without completing it</em>: its
+     * expiry is cancelled, its watches on every key become tombstones, it is no longer counted as
+     * delayed, and it is returned to the caller, who must answer it. The key's list goes with them.
+     * An operation that completed meanwhile, or whose expiry already fired, is left to that path and
+     * not returned. Kafka's {@code cancelForKey} has these semantics; package-private, for the
+     * {@code purgatory-kafka} bridge, since no public method may leave an operation unanswered (the
+     * public form, {@link #cancelForKey}, completes them).
+     *
+     * @return the operations withdrawn, in the list's order
+     */
+    @SuppressWarnings("unchecked") // every operation linked here was offered as a T
+    List<T> withdrawForKey(Object key) {
+        List<T> withdrawn = new ArrayList<>();
+        takeList(Objects.requireNonNull(key, "key"), op -> {
+            if (withdraw(op)) {
+                withdrawn.add((T) op);
+            }
+        });
+        return withdrawn;
+    }
+
+    private boolean withdraw(OperationState op) {
+        op.lock();
+        try {
+            if (op.isDone() || !op.cancelExpiry()) {
+                return false; // completed, or its expiry has fired and will complete it
+            }
+            release(op);
+            return true;
+        } finally {
+            op.unlock();
+        }
+    }
+
     /** Counters, gauges and the expiry lateness histogram of this purgatory. */
     public PurgatoryMetrics metrics() {
         return metrics;
@@ -428,26 +468,26 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         return "DelayedOperationPurgatory[" + name + ", delayed " + numDelayed() + ", watched " + watched() + "]";
     }
 
-    // --- called by DelayedOperation, under the operation's lock ---
+    // --- called by OperationState, under the operation's lock ---
 
-    void completed(DelayedOperation op, Completion how) {
+    void completed(OperationState op, Completion how) {
         release(op);
         if (how == Completion.COMPLETED || how == Completion.CANCELLED) {
             metrics.onCompleted();
         }
     }
 
-    void expired(DelayedOperation op, Completion how) {
+    void expired(OperationState op, Completion how) {
         metrics.onExpired();
         if (how == Completion.EXPIRED) {
-            metrics.expiryLateness().record(timer.nowMs() - op.deadlineMs);
+            metrics.expiryLateness().record(timer.nowMs() - op.deadlineMs());
         }
     }
 
     // --- internals ---
 
     /** Links the operation into its first key's list itself, and a {@link Watch} into each other key's. */
-    private void watch(DelayedOperation op, Collection<?> keys) {
+    private void watch(OperationState op, Collection<?> keys) {
         assert op.isHeldByCurrentThread();
         Iterator<?> it = keys.iterator();
         link(it.next(), op, 0);
@@ -460,7 +500,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     }
 
     /** Links a {@link PositionWatch} into each key's list, at the key's position. */
-    private void watchAt(DelayedOperation op, Map<?, Long> positions) {
+    private void watchAt(OperationState op, Map<?, Long> positions) {
         assert op.isHeldByCurrentThread();
         Watch head = null;
         for (Map.Entry<?, Long> entry : positions.entrySet()) {
@@ -470,7 +510,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         watching(op, head);
     }
 
-    private void watching(DelayedOperation op, Watch watches) {
+    private void watching(OperationState op, Watch watches) {
         op.watches = watches;
         op.watching = true;
         delayed.increment();
@@ -493,7 +533,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     }
 
     /** Turns the operation's entries into tombstones and stops counting it as delayed. */
-    private void release(DelayedOperation op) {
+    private void release(OperationState op) {
         assert op.isHeldByCurrentThread();
         if (!op.watching) {
             return;
@@ -515,7 +555,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         }
     }
 
-    private void expireOnClose(DelayedOperation op) {
+    private void expireOnClose(OperationState op) {
         try {
             op.expire(Completion.CLOSED);
         } catch (RuntimeException | Error e) {
@@ -528,14 +568,14 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      * completes or cancels it, so that its watches become tombstones), then counts the list's
      * entries unlinked. Nothing if key has no list.
      */
-    private void takeList(Object key, Consumer<DelayedOperation> action) {
+    private void takeList(Object key, Consumer<OperationState> action) {
         WatchList list = watchLists.remove(key);
         if (list == null) {
             return;
         }
         Object[] entries = list.detach();
         for (Object entry : entries) {
-            DelayedOperation op = WatchList.operationOf(entry);
+            OperationState op = WatchList.operationOf(entry);
             if (op != null) {
                 action.accept(op);
             }
@@ -619,7 +659,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      * Builds a purgatory. Defaults: its own {@link SystemTimer} (closed with the purgatory),
      * purgeInterval 1000, reaper enabled. A timer given here is not closed by the purgatory.
      */
-    public static final class Builder<T extends DelayedOperation> {
+    public static final class Builder<T extends OperationState> {
         private final String name;
         private Timer timer;
         private int purgeInterval = 1000;

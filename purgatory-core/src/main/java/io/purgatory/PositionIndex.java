@@ -156,17 +156,17 @@ final class PositionIndex {
     }
 
     /** The operations of the live watches, in no particular order. */
-    DelayedOperation[] liveOperations() {
-        DelayedOperation[] ops = new DelayedOperation[size() - dead];
+    OperationState[] liveOperations() {
+        OperationState[] ops = new OperationState[size() - dead];
         int n = 0;
         for (int i = 0; i < runSize; i++) {
-            DelayedOperation op = runWatches[(runHead + i) & (runPositions.length - 1)].op;
+            OperationState op = runWatches[(runHead + i) & (runPositions.length - 1)].op;
             if (op != null) {
                 ops[n++] = op;
             }
         }
         for (int i = 0; i < heapSize; i++) {
-            DelayedOperation op = heapWatches[i].op;
+            OperationState op = heapWatches[i].op;
             if (op != null) {
                 ops[n++] = op;
             }

@@ -22,7 +22,7 @@ final class PositionWatch extends Watch {
     /** True while the watch is in {@code list}'s position index. Guarded by {@code list}'s monitor. */
     boolean indexed;
 
-    PositionWatch(DelayedOperation op, Watch sibling) {
+    PositionWatch(OperationState op, Watch sibling) {
         super(op, sibling);
     }
 

@@ -15,10 +15,10 @@ package io.purgatory;
  */
 class Watch {
 
-    DelayedOperation op;
+    OperationState op;
     final Watch sibling;
 
-    Watch(DelayedOperation op, Watch sibling) {
+    Watch(OperationState op, Watch sibling) {
         this.op = op;
         this.sibling = sibling;
     }

@@ -39,7 +39,7 @@ import java.util.Arrays;
 final class WatchList {
 
     private static final Object[] NONE = {};
-    private static final DelayedOperation[] NO_OPERATIONS = {};
+    private static final OperationState[] NO_OPERATIONS = {};
 
     private final WatchCounts counts;
     @GuardedBy("this")
@@ -57,8 +57,8 @@ final class WatchList {
     }
 
     /** The operation an entry stands for, or null for a tombstone. */
-    static DelayedOperation operationOf(Object entry) {
-        return entry instanceof Watch watch ? watch.op : (DelayedOperation) entry;
+    static OperationState operationOf(Object entry) {
+        return entry instanceof Watch watch ? watch.op : (OperationState) entry;
     }
 
     /**
@@ -80,7 +80,7 @@ final class WatchList {
             }
             index.add(position, watch);
         } else {
-            if (entry instanceof DelayedOperation op) {
+            if (entry instanceof OperationState op) {
                 op.firstList = this;
                 op.firstSlot = size;
             }
@@ -99,14 +99,14 @@ final class WatchList {
      *
      * @return the operations of the live watches taken, lowest position first
      */
-    synchronized DelayedOperation[] takeDue(long position) {
+    synchronized OperationState[] takeDue(long position) {
         if (index == null || !index.hasDue(position)) {
             return NO_OPERATIONS;
         }
-        DelayedOperation[] due = new DelayedOperation[Math.min(index.size(), 8)];
+        OperationState[] due = new OperationState[Math.min(index.size(), 8)];
         int n = 0;
         for (PositionWatch watch; (watch = index.pollDue(position)) != null; ) {
-            DelayedOperation op = watch.op;
+            OperationState op = watch.op;
             if (op == null) {
                 counts.linked.decrement(); // a tombstone of the index: never counted for purges
                 continue;
@@ -140,7 +140,7 @@ final class WatchList {
     }
 
     /** Turns op's direct entry into a tombstone; the caller holds op's lock and this is op's first list. */
-    synchronized void clear(DelayedOperation op) {
+    synchronized void clear(OperationState op) {
         int slot = op.firstSlot;
         if (slot < size && entries[slot] == op) {
             entries[slot] = null;
@@ -159,20 +159,20 @@ final class WatchList {
     int tryCompleteWatched() {
         Object[] snapshot;
         int n;
-        DelayedOperation[] indexed;
+        OperationState[] indexed;
         synchronized (this) {
             snapshot = entries;
             n = size;
             indexed = index == null || index.isEmpty() ? NO_OPERATIONS : index.liveOperations();
         }
         Attempts attempts = new Attempts();
-        for (DelayedOperation op : indexed) {
+        for (OperationState op : indexed) {
             attempts.retry(op);
         }
         int dead = 0;
         for (int i = 0; i < n; i++) {
-            DelayedOperation op = operationOf(snapshot[i]);
-            if (op == null || attempts.retry(op) || op.isCompleted()) {
+            OperationState op = operationOf(snapshot[i]);
+            if (op == null || attempts.retry(op) || op.isDone()) {
                 dead++;
             }
         }
@@ -191,7 +191,7 @@ final class WatchList {
             if (operationOf(entry) != null) { // read once: it may turn null under us, never back
                 if (kept != null) {
                     kept[live] = entry;
-                    if (entry instanceof DelayedOperation op) {
+                    if (entry instanceof OperationState op) {
                         op.firstSlot = live;
                     }
                 }

@@ -16,7 +16,7 @@ final class InPlaceCompactingWatchList implements WatchListLincheckTest.Watchers
     private int size;
 
     @Override
-    public synchronized void add(DelayedOperation op) {
+    public synchronized void add(OperationState op) {
         op.firstSlot = size;
         if (size == entries.length) {
             entries = Arrays.copyOf(entries, Math.max(4, size * 2));
@@ -25,7 +25,7 @@ final class InPlaceCompactingWatchList implements WatchListLincheckTest.Watchers
     }
 
     @Override
-    public synchronized void clear(DelayedOperation op) {
+    public synchronized void clear(OperationState op) {
         int slot = op.firstSlot;
         if (slot < size && entries[slot] == op) {
             entries[slot] = null;
@@ -43,8 +43,8 @@ final class InPlaceCompactingWatchList implements WatchListLincheckTest.Watchers
         Attempts attempts = new Attempts();
         int dead = 0;
         for (int i = 0; i < n; i++) {
-            DelayedOperation op = WatchList.operationOf(snapshot[i]);
-            if (op == null || attempts.retry(op) || op.isCompleted()) {
+            OperationState op = WatchList.operationOf(snapshot[i]);
+            if (op == null || attempts.retry(op) || op.isDone()) {
                 dead++;
             }
         }
@@ -60,7 +60,7 @@ final class InPlaceCompactingWatchList implements WatchListLincheckTest.Watchers
         for (int i = 0; i < size; i++) {
             Object entry = entries[i];
             if (WatchList.operationOf(entry) != null) {
-                ((DelayedOperation) entry).firstSlot = live;
+                ((OperationState) entry).firstSlot = live;
                 entries[live++] = entry; // the bug: the array a walker may hold changes under it
             }
         }

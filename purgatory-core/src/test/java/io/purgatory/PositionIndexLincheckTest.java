@@ -32,7 +32,7 @@ class PositionIndexLincheckTest {
     interface Positions {
         void add(PositionWatch watch, long position);
 
-        DelayedOperation[] takeDue(long position);
+        OperationState[] takeDue(long position);
 
         /** The watch's operation completed; the caller holds the operation's lock. */
         void release(PositionWatch watch);
@@ -88,7 +88,7 @@ class PositionIndexLincheckTest {
         @Operation
         public List<Integer> advance(@Param(name = "position") int position) {
             List<Integer> taken = new ArrayList<>();
-            for (DelayedOperation op : list.takeDue(position)) {
+            for (OperationState op : list.takeDue(position)) {
                 taken.add(((Parked) op).id);
             }
             return taken;
@@ -123,7 +123,7 @@ class PositionIndexLincheckTest {
                 }
 
                 @Override
-                public DelayedOperation[] takeDue(long position) {
+                public OperationState[] takeDue(long position) {
                     return list.takeDue(position);
                 }
 

@@ -21,11 +21,11 @@ final class UnguardedTakeDueList implements PositionIndexLincheckTest.Positions 
     }
 
     @Override
-    public DelayedOperation[] takeDue(long position) { // the bug: not synchronized
-        DelayedOperation[] due = new DelayedOperation[8];
+    public OperationState[] takeDue(long position) { // the bug: not synchronized
+        OperationState[] due = new OperationState[8];
         int n = 0;
         for (PositionWatch watch; (watch = index.pollDue(position)) != null; ) {
-            DelayedOperation op = watch.op;
+            OperationState op = watch.op;
             if (op == null) {
                 continue;
             }

@@ -32,10 +32,10 @@ class WatchListLincheckTest {
 
     /** What the scenario needs of a watch list. */
     interface Watchers {
-        void add(DelayedOperation op);
+        void add(OperationState op);
 
         /** The operation completed: its entry becomes a tombstone. Under op's lock. */
-        void clear(DelayedOperation op);
+        void clear(OperationState op);
 
         void tryCompleteWatched();
 
@@ -125,10 +125,10 @@ class WatchListLincheckTest {
 
         @Validate
         public void validate() {
-            Map<DelayedOperation, Integer> linked = new IdentityHashMap<>();
+            Map<OperationState, Integer> linked = new IdentityHashMap<>();
             for (Object entry : list.detach()) {
-                DelayedOperation op = WatchList.operationOf(entry);
-                if (op != null && !op.isCompleted()) {
+                OperationState op = WatchList.operationOf(entry);
+                if (op != null && !op.isDone()) {
                     linked.merge(op, 1, Integer::sum);
                 }
             }
@@ -154,12 +154,12 @@ class WatchListLincheckTest {
         private static Watchers of(WatchList list) {
             return new Watchers() {
                 @Override
-                public void add(DelayedOperation op) {
+                public void add(OperationState op) {
                     list.tryAdd(op, 0);
                 }
 
                 @Override
-                public void clear(DelayedOperation op) {
+                public void clear(OperationState op) {
                     list.clear(op);
                 }
 

@@ -50,37 +50,37 @@ public final class MockTimer extends TaskHost implements Timer {
     }
 
     @Override
-    synchronized void start(TimerTask task, long deadlineMs) {
+    synchronized void start(TimerNode task, long deadlineMs) {
         if (closed) {
-            task.transition(TimerTask.QUEUED, TimerTask.CANCELLED);
+            task.transition(TimerNode.QUEUED, TimerNode.CANCELLED);
             throw new IllegalStateException("MockTimer is closed");
         }
-        if (task.transition(TimerTask.QUEUED, TimerTask.SCHEDULED)) { // else cancelled between claim and here
+        if (task.transition(TimerNode.QUEUED, TimerNode.SCHEDULED)) { // else cancelled between claim and here
             link(task, deadlineMs);
             size++;
         }
     }
 
     @Override
-    synchronized void reschedule(TimerTask task, long deadlineMs) {
+    synchronized void reschedule(TimerNode task, long deadlineMs) {
         if (closed) {
-            task.transition(TimerTask.FIRING, TimerTask.EXPIRED); // what was pending is dropped
+            task.transition(TimerNode.FIRING, TimerNode.EXPIRED); // what was pending is dropped
             return;
         }
-        if (task.transition(TimerTask.FIRING, TimerTask.SCHEDULED)) { // else cancelled during its run
+        if (task.transition(TimerNode.FIRING, TimerNode.SCHEDULED)) { // else cancelled during its run
             link(task, deadlineMs); // still counted in size
         }
     }
 
     @Override
-    synchronized void finished(TimerTask task) {
-        if (task.transition(TimerTask.FIRING, TimerTask.EXPIRED) && !closed) {
+    synchronized void finished(TimerNode task) {
+        if (task.transition(TimerNode.FIRING, TimerNode.EXPIRED) && !closed) {
             size--;
         }
     }
 
     @GuardedBy("this")
-    private void link(TimerTask task, long deadlineMs) {
+    private void link(TimerNode task, long deadlineMs) {
         task.dueTick = deadlineMs;
         byDeadline.computeIfAbsent(deadlineMs, d -> new TaskList()).add(task);
     }
@@ -111,7 +111,7 @@ public final class MockTimer extends TaskHost implements Timer {
             target = now + Math.min(ms, Long.MAX_VALUE - now);
         }
         while (true) {
-            TimerTask task;
+            TimerNode task;
             synchronized (this) {
                 Map.Entry<Long, TaskList> first = byDeadline.firstEntry();
                 if (first == null || first.getKey() > target) {
@@ -132,7 +132,7 @@ public final class MockTimer extends TaskHost implements Timer {
                 }
             }
             try {
-                task.run();
+                task.runDue();
             } catch (RuntimeException | Error e) {
                 synchronized (this) {
                     now = Math.max(now, target); // time has moved; the tasks still due run next call
@@ -163,11 +163,11 @@ public final class MockTimer extends TaskHost implements Timer {
     }
 
     @Override
-    synchronized void cancelled(TimerTask task, int previousState) {
+    synchronized void cancelled(TimerNode task, int previousState) {
         if (closed) {
             return; // dropped by close()
         }
-        if (previousState == TimerTask.FIRING) {
+        if (previousState == TimerNode.FIRING) {
             size--; // a recurring task cancelled while out of the map, to run
             return;
         }

@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The wheel ({@link TimingWheel}) belongs to the reaper thread alone. Other threads hand work
  * over through two lock-free stacks linked through the tasks themselves: {@link #add} pushes the
- * task on {@code added}; a {@link TimerTask#cancel()} that wins against a task already in the wheel
+ * task on {@code added}; a cancel ({@link TimerTask#cancel()}, {@link TimerNode.Control#cancel}) that wins against a task already in the wheel
  * pushes it on {@code cancelled}, and the reaper unlinks it in O(1).
  *
  * <p>The reaper loop: take the cancellations, take the adds, move the wheel to the current tick
@@ -83,12 +83,12 @@ public final class SystemTimer extends TaskHost implements Timer {
     private final LongSupplier nanoClock;
     private final long startNanos;
     private final TimingWheel wheel;
-    private final AtomicReference<TimerTask> added = new AtomicReference<>();
-    private final AtomicReference<TimerTask> cancelled = new AtomicReference<>();
-    private final AtomicReference<TimerTask> expired = new AtomicReference<>();
+    private final AtomicReference<TimerNode> added = new AtomicReference<>();
+    private final AtomicReference<TimerNode> cancelled = new AtomicReference<>();
+    private final AtomicReference<TimerNode> expired = new AtomicReference<>();
     private final LongAdder size = new LongAdder();
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final Consumer<TimerTask> expire = this::expire;
+    private final Consumer<TimerNode> expire = this::expire;
     /** The reaper thread, or null in driven mode. */
     private final Thread reaper;
     /** The executor thread, or null in driven mode. */
@@ -157,9 +157,9 @@ public final class SystemTimer extends TaskHost implements Timer {
     }
 
     @Override
-    void start(TimerTask task, long deadlineMs) {
+    void start(TimerNode task, long deadlineMs) {
         if (closed.get()) {
-            task.transition(TimerTask.QUEUED, TimerTask.CANCELLED);
+            task.transition(TimerNode.QUEUED, TimerNode.CANCELLED);
             throw new IllegalStateException("timer " + name + " is closed");
         }
         size.increment();
@@ -167,25 +167,25 @@ public final class SystemTimer extends TaskHost implements Timer {
     }
 
     @Override
-    void reschedule(TimerTask task, long deadlineMs) {
+    void reschedule(TimerNode task, long deadlineMs) {
         if (closed.get()) {
-            task.transition(TimerTask.FIRING, TimerTask.EXPIRED); // what was pending is dropped
+            task.transition(TimerNode.FIRING, TimerNode.EXPIRED); // what was pending is dropped
             return;
         }
-        if (task.transition(TimerTask.FIRING, TimerTask.QUEUED)) { // else cancelled during its run
+        if (task.transition(TimerNode.FIRING, TimerNode.QUEUED)) { // else cancelled during its run
             handOver(task, deadlineMs);
         }
     }
 
     @Override
-    void finished(TimerTask task) {
-        if (task.transition(TimerTask.FIRING, TimerTask.EXPIRED)) {
+    void finished(TimerNode task) {
+        if (task.transition(TimerNode.FIRING, TimerNode.EXPIRED)) {
             size.decrement();
         }
     }
 
     /** Pushes a QUEUED task for the reaper, waking it if the task is due before it would wake. */
-    private void handOver(TimerTask task, long deadlineMs) {
+    private void handOver(TimerNode task, long deadlineMs) {
         long dueTick = ceilDiv(deadlineMs, tickMs); // rounded up: never before the deadline
         task.dueTick = dueTick;
         boolean wasEmpty = push(added, task);
@@ -247,9 +247,9 @@ public final class SystemTimer extends TaskHost implements Timer {
     }
 
     @Override
-    void cancelled(TimerTask task, int previousState) {
+    void cancelled(TimerNode task, int previousState) {
         size.decrement();
-        if (previousState == TimerTask.SCHEDULED && push(cancelled, task) && sleepsLong(parkUntilTick)) {
+        if (previousState == TimerNode.SCHEDULED && push(cancelled, task) && sleepsLong(parkUntilTick)) {
             wakeReaper(); // unlink the task now, not when the reaper next wakes
         }
         // a QUEUED task is still on the add stack (or about to be): the reaper drops it when it takes
@@ -262,8 +262,8 @@ public final class SystemTimer extends TaskHost implements Timer {
     }
 
     /** Pushes onto a hand-off stack; returns whether the stack was empty. */
-    private static boolean push(AtomicReference<TimerTask> stack, TimerTask task) {
-        TimerTask head;
+    private static boolean push(AtomicReference<TimerNode> stack, TimerNode task) {
+        TimerNode head;
         do {
             head = stack.get();
             task.handoffNext = head;
@@ -360,7 +360,7 @@ public final class SystemTimer extends TaskHost implements Timer {
     String lostWakeUp() {
         long until = parkUntilTick;
         if (until != AWAKE && !reaperWakeUpPending) {
-            for (TimerTask task = added.get(); task != null; task = task.handoffNext) {
+            for (TimerNode task = added.get(); task != null; task = task.handoffNext) {
                 if (task.dueTick < until) {
                     return "the reaper sleeps until tick " + until + " with " + task + " due at tick " + task.dueTick + " on the add stack";
                 }
@@ -377,10 +377,10 @@ public final class SystemTimer extends TaskHost implements Timer {
 
     /** Unlinks the cancelled tasks handed over; returns whether there were any. */
     private boolean takeCancellations() {
-        TimerTask task = cancelled.getAndSet(null);
+        TimerNode task = cancelled.getAndSet(null);
         boolean took = task != null;
         while (task != null) {
-            TimerTask next = task.handoffNext;
+            TimerNode next = task.handoffNext;
             task.handoffNext = null;
             if (task.list != null) {
                 wheel.remove(task);
@@ -393,12 +393,12 @@ public final class SystemTimer extends TaskHost implements Timer {
     /** Puts the added tasks into the wheel; returns whether there were any. */
     private boolean takeAdds() {
         // reversed, so that tasks sharing a bucket run in add order
-        TimerTask reversed = inPushOrder(added.getAndSet(null));
+        TimerNode reversed = inPushOrder(added.getAndSet(null));
         boolean took = reversed != null;
         while (reversed != null) {
-            TimerTask next = reversed.handoffNext;
+            TimerNode next = reversed.handoffNext;
             reversed.handoffNext = null; // before the task becomes SCHEDULED: a canceller may then reuse it
-            if (reversed.transition(TimerTask.QUEUED, TimerTask.SCHEDULED) && !wheel.add(reversed)) {
+            if (reversed.transition(TimerNode.QUEUED, TimerNode.SCHEDULED) && !wheel.add(reversed)) {
                 expire(reversed);
             }
             reversed = next;
@@ -407,7 +407,7 @@ public final class SystemTimer extends TaskHost implements Timer {
     }
 
     /** On the reaper: hands a due task to the executor (woken once per round, in {@link #reapRound}). */
-    private void expire(TimerTask task) {
+    private void expire(TimerNode task) {
         if (task.fire()) {
             if (!task.recurs()) {
                 size.decrement(); // a recurring task stays pending until it is cancelled or its schedule ends
@@ -433,10 +433,10 @@ public final class SystemTimer extends TaskHost implements Timer {
 
     /** Takes the expired stack and runs its tasks in due order; returns whether there were any. */
     private boolean runExpiredBatch() {
-        TimerTask reversed = inPushOrder(expired.getAndSet(null)); // due order
+        TimerNode reversed = inPushOrder(expired.getAndSet(null)); // due order
         boolean took = reversed != null;
         while (reversed != null) {
-            TimerTask next = reversed.handoffNext;
+            TimerNode next = reversed.handoffNext;
             reversed.handoffNext = null;
             runTask(reversed);
             reversed = next;
@@ -445,10 +445,10 @@ public final class SystemTimer extends TaskHost implements Timer {
     }
 
     /** Reverses a taken hand-off stack (last-in first-out) into the order its tasks were pushed. */
-    private static TimerTask inPushOrder(TimerTask stack) {
-        TimerTask reversed = null;
+    private static TimerNode inPushOrder(TimerNode stack) {
+        TimerNode reversed = null;
         while (stack != null) {
-            TimerTask next = stack.handoffNext;
+            TimerNode next = stack.handoffNext;
             stack.handoffNext = reversed;
             reversed = stack;
             stack = next;
@@ -456,9 +456,9 @@ public final class SystemTimer extends TaskHost implements Timer {
         return reversed;
     }
 
-    private void runTask(TimerTask task) {
+    private void runTask(TimerNode task) {
         try {
-            task.run();
+            task.runDue();
         } catch (Throwable t) {
             LOG.error("Timer {}: task {} threw", name, task, t);
         }

@@ -3,7 +3,7 @@ package io.purgatory.timer;
 import java.util.Objects;
 
 /**
- * What a {@link TimerTask} needs from the timer it was added to, and the callback forms of
+ * What a {@link TimerNode} needs from the timer it was added to, and the callback forms of
  * {@link Timer} built on it once for every timer. An abstract class rather than an interface so that
  * its hooks stay package-private: a public timer extends it without exposing a hook whose call would
  * corrupt the timer. Implementations are thread-safe: a task may be cancelled from any thread, and a
@@ -12,11 +12,11 @@ import java.util.Objects;
 abstract class TaskHost {
 
     /**
-     * Called once, by the thread whose {@link TimerTask#cancel()} won, after the task moved from
+     * Called once, by the thread whose {@link TimerNode#cancelNode()} won, after the task moved from
      * {@code previousState} (QUEUED, SCHEDULED, or FIRING for a recurring task taken to run) to
      * CANCELLED. Must not block for long.
      */
-    abstract void cancelled(TimerTask task, int previousState);
+    abstract void cancelled(TimerNode task, int previousState);
 
     /** The timer's clock, as {@link Timer#nowMs()}. */
     abstract long nowMs();
@@ -28,22 +28,22 @@ abstract class TaskHost {
     abstract long deadlineMsOfTick(long dueTick);
 
     /**
-     * Schedules a task that {@link TimerTask#claim} just moved to QUEUED, to run at {@code deadlineMs},
+     * Schedules a task that {@link TimerNode#claim} just moved to QUEUED, to run at {@code deadlineMs},
      * and counts it as pending.
      *
      * @throws IllegalStateException if the timer is closed (the task is then cancelled)
      */
-    abstract void start(TimerTask task, long deadlineMs);
+    abstract void start(TimerNode task, long deadlineMs);
 
     /**
      * Puts back a recurring task that has just run (state FIRING, still counted as pending), to run
      * again at {@code deadlineMs}; if it was cancelled during its run, or the timer is closed, it stays
      * out. Called by the thread that ran it.
      */
-    abstract void reschedule(TimerTask task, long deadlineMs);
+    abstract void reschedule(TimerNode task, long deadlineMs);
 
     /** Ends a recurring task that has just run (state FIRING) and will not run again: it is pending no more. */
-    abstract void finished(TimerTask task);
+    abstract void finished(TimerNode task);
 
     /** {@link Timer#schedule(Runnable, long)}, for every timer. */
     public final ScheduledTask schedule(Runnable callback, long delayMs) {
@@ -74,7 +74,7 @@ abstract class TaskHost {
         }
         task.claim(this);
         if (first == Schedule.STOP) {
-            task.transition(TimerTask.QUEUED, TimerTask.EXPIRED); // done before it ever ran
+            task.transition(TimerNode.QUEUED, TimerNode.EXPIRED); // done before it ever ran
             return task;
         }
         task.firstDeadline(first);

@@ -9,14 +9,14 @@ package io.purgatory.timer;
  */
 class TaskList {
 
-    private TimerTask head;
-    private TimerTask tail;
+    private TimerNode head;
+    private TimerNode tail;
 
     final boolean isEmpty() {
         return head == null;
     }
 
-    final void add(TimerTask task) {
+    final void add(TimerNode task) {
         task.list = this;
         task.next = null;
         task.prev = tail;
@@ -29,9 +29,9 @@ class TaskList {
     }
 
     /** Unlinks task, which must be in this list. */
-    final void remove(TimerTask task) {
-        TimerTask p = task.prev;
-        TimerTask n = task.next;
+    final void remove(TimerNode task) {
+        TimerNode p = task.prev;
+        TimerNode n = task.next;
         if (p == null) {
             head = n;
         } else {
@@ -48,8 +48,8 @@ class TaskList {
     }
 
     /** Removes and returns the first task, or null if the list is empty. */
-    final TimerTask poll() {
-        TimerTask first = head;
+    final TimerNode poll() {
+        TimerNode first = head;
         if (first != null) {
             remove(first);
         }

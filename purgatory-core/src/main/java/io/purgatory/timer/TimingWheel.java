@@ -65,7 +65,7 @@ final class TimingWheel {
      *
      * @return false, linking nothing, if the task is already due ({@code dueTick <= currentTick})
      */
-    boolean add(TimerTask task) {
+    boolean add(TimerNode task) {
         long due = task.dueTick;
         if (due <= currentTick) {
             return false;
@@ -86,7 +86,7 @@ final class TimingWheel {
     }
 
     /** Unlinks a task that {@link #add} linked and that has not been handed out yet. O(1). */
-    void remove(TimerTask task) {
+    void remove(TimerNode task) {
         Bucket bucket = (Bucket) task.list;
         bucket.remove(task);
         if (bucket.isEmpty()) {
@@ -99,7 +99,7 @@ final class TimingWheel {
      * its tasks that are due go to {@code expired} (in due-tick order across calls and levels), the
      * others are re-added to a lower level. {@code expired} must not call back into the wheel.
      */
-    void advance(long nowTick, Consumer<TimerTask> expired) {
+    void advance(long nowTick, Consumer<TimerNode> expired) {
         while (true) {
             Bucket bucket = earliestBucket();
             if (bucket == null || bucket.dueTick > nowTick) {
@@ -107,8 +107,8 @@ final class TimingWheel {
             }
             setCurrentTick(bucket.dueTick);
             bucket.level.clearOccupied(bucket.index);
-            for (TimerTask task = bucket.poll(); task != null; task = bucket.poll()) {
-                if (task.isCancelled()) {
+            for (TimerNode task = bucket.poll(); task != null; task = bucket.poll()) {
+                if (task.state() == TimerNode.CANCELLED) {
                     continue; // its canceller has queued it for remove(); it is unlinked already
                 }
                 if (!add(task)) {

@@ -51,14 +51,14 @@ public final class BrokenMockTimer extends TaskHost implements Timer {
     }
 
     @Override
-    void start(TimerTask task, long deadlineMs) {
+    void start(TimerNode task, long deadlineMs) {
         TaskList bucket;
         synchronized (this) {
             if (closed) {
-                task.transition(TimerTask.QUEUED, TimerTask.CANCELLED);
+                task.transition(TimerNode.QUEUED, TimerNode.CANCELLED);
                 throw new IllegalStateException("MockTimer is closed");
             }
-            if (!task.transition(TimerTask.QUEUED, TimerTask.SCHEDULED)) {
+            if (!task.transition(TimerNode.QUEUED, TimerNode.SCHEDULED)) {
                 return;
             }
             task.dueTick = deadlineMs;
@@ -73,20 +73,20 @@ public final class BrokenMockTimer extends TaskHost implements Timer {
     }
 
     @Override
-    synchronized void reschedule(TimerTask task, long deadlineMs) {
+    synchronized void reschedule(TimerNode task, long deadlineMs) {
         if (closed) {
-            task.transition(TimerTask.FIRING, TimerTask.EXPIRED);
+            task.transition(TimerNode.FIRING, TimerNode.EXPIRED);
             return;
         }
-        if (task.transition(TimerTask.FIRING, TimerTask.SCHEDULED)) {
+        if (task.transition(TimerNode.FIRING, TimerNode.SCHEDULED)) {
             task.dueTick = deadlineMs;
             byDeadline.computeIfAbsent(deadlineMs, d -> new TaskList()).add(task);
         }
     }
 
     @Override
-    synchronized void finished(TimerTask task) {
-        if (task.transition(TimerTask.FIRING, TimerTask.EXPIRED) && !closed) {
+    synchronized void finished(TimerNode task) {
+        if (task.transition(TimerNode.FIRING, TimerNode.EXPIRED) && !closed) {
             size--;
         }
     }
@@ -108,7 +108,7 @@ public final class BrokenMockTimer extends TaskHost implements Timer {
             target = now + Math.min(ms, Long.MAX_VALUE - now);
         }
         while (true) {
-            TimerTask task;
+            TimerNode task;
             synchronized (this) {
                 Map.Entry<Long, TaskList> first = byDeadline.firstEntry();
                 if (first == null || first.getKey() > target) {
@@ -120,7 +120,7 @@ public final class BrokenMockTimer extends TaskHost implements Timer {
                 if (first.getValue().isEmpty()) {
                     byDeadline.remove(first.getKey());
                 }
-                boolean fired = bug == Bug.RUNS_WITHOUT_CLAIM ? !task.isCancelled() : task.fire();
+                boolean fired = bug == Bug.RUNS_WITHOUT_CLAIM ? task.state() != TimerNode.CANCELLED : task.fire();
                 if (!fired || !task.recurs()) {
                     size--;
                 }
@@ -128,7 +128,7 @@ public final class BrokenMockTimer extends TaskHost implements Timer {
                     continue;
                 }
             }
-            task.run(); // with RUNS_WITHOUT_CLAIM, a cancel may have won since the check above
+            task.runDue(); // with RUNS_WITHOUT_CLAIM, a cancel may have won since the check above
         }
     }
 
@@ -145,11 +145,11 @@ public final class BrokenMockTimer extends TaskHost implements Timer {
     }
 
     @Override
-    synchronized void cancelled(TimerTask task, int previousState) {
+    synchronized void cancelled(TimerNode task, int previousState) {
         if (closed) {
             return;
         }
-        if (previousState == TimerTask.FIRING) {
+        if (previousState == TimerNode.FIRING) {
             size--;
             return;
         }

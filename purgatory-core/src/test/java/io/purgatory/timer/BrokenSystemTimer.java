@@ -41,11 +41,11 @@ public final class BrokenSystemTimer extends TaskHost implements Timer {
     private final LongSupplier nanoClock;
     private final long startNanos;
     private final TimingWheel wheel;
-    private final AtomicReference<TimerTask> added = new AtomicReference<>();
-    private final AtomicReference<TimerTask> cancelled = new AtomicReference<>();
-    private final AtomicReference<TimerTask> expired = new AtomicReference<>();
+    private final AtomicReference<TimerNode> added = new AtomicReference<>();
+    private final AtomicReference<TimerNode> cancelled = new AtomicReference<>();
+    private final AtomicReference<TimerNode> expired = new AtomicReference<>();
     private final LongAdder size = new LongAdder();
-    private final Consumer<TimerTask> expire = this::expire;
+    private final Consumer<TimerNode> expire = this::expire;
     private volatile long parkUntilTick = AWAKE;
     private long parkedAtTick;
     private boolean expiredBatchStarted;
@@ -70,26 +70,26 @@ public final class BrokenSystemTimer extends TaskHost implements Timer {
     }
 
     @Override
-    void start(TimerTask task, long deadlineMs) {
+    void start(TimerNode task, long deadlineMs) {
         size.increment();
         handOver(task, deadlineMs);
     }
 
     @Override
-    void reschedule(TimerTask task, long deadlineMs) {
-        if (task.transition(TimerTask.FIRING, TimerTask.QUEUED)) {
+    void reschedule(TimerNode task, long deadlineMs) {
+        if (task.transition(TimerNode.FIRING, TimerNode.QUEUED)) {
             handOver(task, deadlineMs);
         }
     }
 
     @Override
-    void finished(TimerTask task) {
-        if (task.transition(TimerTask.FIRING, TimerTask.EXPIRED)) {
+    void finished(TimerNode task) {
+        if (task.transition(TimerNode.FIRING, TimerNode.EXPIRED)) {
             size.decrement();
         }
     }
 
-    private void handOver(TimerTask task, long deadlineMs) {
+    private void handOver(TimerNode task, long deadlineMs) {
         long dueTick = -Math.floorDiv(-deadlineMs, tickMs);
         task.dueTick = dueTick;
         boolean wasEmpty = push(added, task);
@@ -126,9 +126,9 @@ public final class BrokenSystemTimer extends TaskHost implements Timer {
     }
 
     @Override
-    void cancelled(TimerTask task, int previousState) {
+    void cancelled(TimerNode task, int previousState) {
         size.decrement();
-        if (previousState == TimerTask.SCHEDULED && push(cancelled, task) && sleepsLong(parkUntilTick)) {
+        if (previousState == TimerNode.SCHEDULED && push(cancelled, task) && sleepsLong(parkUntilTick)) {
             reaperWakeUpPending = true;
         }
     }
@@ -137,8 +137,8 @@ public final class BrokenSystemTimer extends TaskHost implements Timer {
         return until != AWAKE && until - parkedAtTick > SystemTimer.HANDOFF_SLACK_TICKS;
     }
 
-    private static boolean push(AtomicReference<TimerTask> stack, TimerTask task) {
-        TimerTask head;
+    private static boolean push(AtomicReference<TimerNode> stack, TimerNode task) {
+        TimerNode head;
         do {
             head = stack.get();
             task.handoffNext = head;
@@ -181,11 +181,11 @@ public final class BrokenSystemTimer extends TaskHost implements Timer {
     /** As {@link SystemTimer}'s. */
     void executorBatch() {
         executorWakeUpPending = false;
-        TimerTask reversed = inPushOrder(expired.getAndSet(null));
+        TimerNode reversed = inPushOrder(expired.getAndSet(null));
         while (reversed != null) {
-            TimerTask next = reversed.handoffNext;
+            TimerNode next = reversed.handoffNext;
             reversed.handoffNext = null;
-            reversed.run();
+            reversed.runDue();
             reversed = next;
         }
     }
@@ -194,7 +194,7 @@ public final class BrokenSystemTimer extends TaskHost implements Timer {
     String lostWakeUp() {
         long until = parkUntilTick;
         if (until != AWAKE && !reaperWakeUpPending) {
-            for (TimerTask task = added.get(); task != null; task = task.handoffNext) {
+            for (TimerNode task = added.get(); task != null; task = task.handoffNext) {
                 if (task.dueTick < until) {
                     return "the reaper sleeps until tick " + until + " with " + task + " due at tick " + task.dueTick + " on the add stack";
                 }
@@ -210,10 +210,10 @@ public final class BrokenSystemTimer extends TaskHost implements Timer {
     }
 
     private boolean takeCancellations() {
-        TimerTask task = cancelled.getAndSet(null);
+        TimerNode task = cancelled.getAndSet(null);
         boolean took = task != null;
         while (task != null) {
-            TimerTask next = task.handoffNext;
+            TimerNode next = task.handoffNext;
             task.handoffNext = null;
             if (task.list != null) {
                 wheel.remove(task);
@@ -224,10 +224,10 @@ public final class BrokenSystemTimer extends TaskHost implements Timer {
     }
 
     private boolean takeAdds() {
-        TimerTask reversed = inPushOrder(added.getAndSet(null));
+        TimerNode reversed = inPushOrder(added.getAndSet(null));
         boolean took = reversed != null;
         while (reversed != null) {
-            TimerTask next = reversed.handoffNext;
+            TimerNode next = reversed.handoffNext;
             reversed.handoffNext = null;
             if (scheduled(reversed) && !wheel.add(reversed)) {
                 expire(reversed);
@@ -237,14 +237,14 @@ public final class BrokenSystemTimer extends TaskHost implements Timer {
         return took;
     }
 
-    private boolean scheduled(TimerTask task) {
+    private boolean scheduled(TimerNode task) {
         if (bug == Bug.SCHEDULES_CANCELLED_ADDS) {
-            return !task.isCancelled() && task.transition(task.state(), TimerTask.SCHEDULED); // the bug: from whatever state it is in by now
+            return task.state() != TimerNode.CANCELLED && task.transition(task.state(), TimerNode.SCHEDULED); // the bug: from whatever state it is in by now
         }
-        return task.transition(TimerTask.QUEUED, TimerTask.SCHEDULED);
+        return task.transition(TimerNode.QUEUED, TimerNode.SCHEDULED);
     }
 
-    private void expire(TimerTask task) {
+    private void expire(TimerNode task) {
         if (task.fire()) {
             if (!task.recurs()) {
                 size.decrement();
@@ -255,10 +255,10 @@ public final class BrokenSystemTimer extends TaskHost implements Timer {
         }
     }
 
-    private static TimerTask inPushOrder(TimerTask stack) {
-        TimerTask reversed = null;
+    private static TimerNode inPushOrder(TimerNode stack) {
+        TimerNode reversed = null;
         while (stack != null) {
-            TimerTask next = stack.handoffNext;
+            TimerNode next = stack.handoffNext;
             stack.handoffNext = reversed;
             reversed = stack;
             stack = next;

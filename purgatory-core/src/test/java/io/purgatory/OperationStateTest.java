@@ -1,0 +1,118 @@
+package io.purgatory;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.purgatory.timer.MockTimer;
+import io.purgatory.timer.TimerNode;
+import java.lang.invoke.MethodHandles;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An operation is its own timer node, and still nothing outside this package can run, cancel or
+ * add its expiry: the node's control belongs to {@link OperationState} alone. Also the
+ * package-private withdrawal that the Kafka bridge builds Kafka's {@code cancelForKey} on.
+ */
+class OperationStateTest {
+
+    /** A user class that extends TimerNode directly: it gets a control, for its own nodes only. */
+    static final class ForeignNode extends TimerNode {
+        static final TimerNode.Control CONTROL = TimerNode.Control.of(MethodHandles.lookup(), node -> { });
+
+        static TimerNode.Control takeControlAgain() {
+            return TimerNode.Control.of(MethodHandles.lookup(), node -> { });
+        }
+    }
+
+    /** A user's operation that tries to take the control of its nodes for itself. */
+    static final class GreedyOperation extends TestOperation {
+        GreedyOperation() {
+            super(100);
+        }
+
+        static TimerNode.Control takeControl() {
+            return TimerNode.Control.of(MethodHandles.lookup(), node -> { });
+        }
+    }
+
+    @Test
+    void aParkedOperationIsTheTimersOwnNode() {
+        try (MockTimer timer = new MockTimer();
+             DelayedOperationPurgatory<TestOperation> purgatory =
+                     DelayedOperationPurgatory.builder("OperationStateTest-node").timer(timer).reaperEnabled(false).build()) {
+            TestOperation op = new TestOperation(100);
+            assertFalse(purgatory.tryCompleteElseWatch(op, List.of("k")));
+            assertEquals(1, timer.size(), "one node pending: the operation");
+            assertEquals(100, op.deadlineMs(), "its deadline is its own node's");
+
+            timer.advance(100);
+            assertEquals(Completion.EXPIRED, op.completion());
+            assertEquals(1, op.expirations.get());
+            assertEquals(0, timer.size());
+        }
+    }
+
+    @Test
+    void noOtherClassCanTakeTheControlOfAnOperationsNode() {
+        assertThrows(IllegalArgumentException.class, GreedyOperation::takeControl, "a subclass of an operation is not the node's direct subclass");
+        assertThrows(IllegalArgumentException.class, () -> TimerNode.Control.of(MethodHandles.lookup(), node -> { }), "not a node class");
+        assertThrows(IllegalArgumentException.class,
+                () -> TimerNode.Control.of(MethodHandles.lookup().in(OperationState.class), node -> { }), "a lookup without private access to OperationState");
+        assertTrue(ForeignNode.CONTROL != null, "a class that extends TimerNode directly takes its control");
+        assertThrows(IllegalStateException.class, ForeignNode::takeControlAgain, "once");
+    }
+
+    @Test
+    void aForeignControlCannotCancelRunOrAddAnOperation() {
+        try (MockTimer timer = new MockTimer();
+             DelayedOperationPurgatory<TestOperation> purgatory =
+                     DelayedOperationPurgatory.builder("OperationStateTest-foreign").timer(timer).reaperEnabled(false).build()) {
+            TestOperation parked = new TestOperation(100);
+            purgatory.tryCompleteElseWatch(parked, List.of("k"));
+            TestOperation fresh = new TestOperation(5);
+
+            assertThrows(IllegalArgumentException.class, () -> ForeignNode.CONTROL.cancel(parked));
+            assertThrows(IllegalArgumentException.class, () -> ForeignNode.CONTROL.add(timer, fresh, 0));
+            assertThrows(IllegalArgumentException.class, () -> ForeignNode.CONTROL.deadlineMs(parked));
+
+            timer.advance(100);
+            assertEquals(Completion.EXPIRED, parked.completion(), "its expiry still ran");
+            assertEquals(0, timer.size(), "the fresh operation was never added");
+            assertNull(fresh.completion());
+        }
+    }
+
+    @Test
+    void withdrawingAKeyTakesItsOperationsOffEveryListAndTheTimerWithoutCompletingThem() {
+        try (MockTimer timer = new MockTimer();
+             DelayedOperationPurgatory<TestOperation> purgatory =
+                     DelayedOperationPurgatory.builder("OperationStateTest-withdraw").timer(timer).reaperEnabled(false).build()) {
+            TestOperation both = new TestOperation(100);
+            TestOperation other = new TestOperation(100);
+            TestOperation done = new TestOperation(100);
+            purgatory.tryCompleteElseWatch(both, List.of("a", "b"));
+            purgatory.tryCompleteElseWatch(other, List.of("b"));
+            purgatory.tryCompleteElseWatch(done, List.of("b"));
+            done.forceComplete();
+
+            List<TestOperation> withdrawn = purgatory.withdrawForKey("b");
+
+            assertEquals(List.of(both, other), withdrawn, "the live ones, in the list's order");
+            assertNull(both.completion(), "not completed: the caller answers them");
+            assertEquals(0, both.completions.get());
+            assertEquals(0, purgatory.numDelayed());
+            assertEquals(0, purgatory.checkAndComplete("a"), "gone from its other key's list too");
+            both.setReady(true);
+            assertEquals(0, purgatory.checkAndComplete("a"));
+            timer.advance(100);
+            assertEquals(0, both.expirations.get(), "its expiry was cancelled");
+            assertEquals(0, other.expirations.get());
+            assertTrue(both.forceComplete(), "the caller can still complete it, once");
+            assertEquals(1, both.completions.get());
+        }
+    }
+}

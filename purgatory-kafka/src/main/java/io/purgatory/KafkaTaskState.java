@@ -1,0 +1,119 @@
+package io.purgatory;
+
+import io.purgatory.timer.Timer;
+import java.util.List;
+
+/**
+ * purgatory-kafka's bridge into purgatory-core: Kafka's {@code TimerTask} extends it, so every Kafka
+ * timer task (and Kafka's {@code DelayedOperation}, which extends it) is its own node in the core
+ * timer's wheel and carries the core operation state, with no second object.
+ *
+ * <p>It lives in {@code io.purgatory} (a split package: purgatory-core has no {@code module-info},
+ * and the module's jar holds both halves) because the state's hooks are package-private. What Kafka's
+ * classes need is here as protected members with a {@code purgatory} prefix, so that no name of
+ * Kafka's (or of a Kafka subclass) can clash: the hooks as abstract methods, completion, and the
+ * node's scheduling. Nothing is public, and nothing here runs or cancels an operation's expiry from
+ * outside the Kafka class hierarchy.
+ *
+ * <p>An object is either an operation offered to a core purgatory (its expiry is the core's: expire,
+ * then {@code onExpiration}), or a plain Kafka timer task added to the module's {@code SystemTimer}
+ * (its node runs {@link #purgatoryRunDue()}).
+ *
+ * <p>Thread-safety: that of {@link OperationState}; the node is scheduled and cancelled through its
+ * timer, from any thread.
+ */
+public abstract class KafkaTaskState extends OperationState {
+
+    protected KafkaTaskState() {
+    }
+
+    // --- the hooks, as Kafka's classes implement them ---
+
+    /** The try, under the state's lock: Kafka's {@code DelayedOperation} takes its own lock and calls {@code tryComplete()}. */
+    protected abstract boolean purgatoryTryComplete();
+
+    /** Runs once, under the state's lock, when the operation completes; {@link #purgatoryCompletion()} says how. */
+    protected abstract void purgatoryOnComplete();
+
+    /** Runs after {@link #purgatoryOnComplete()} when the operation expired. */
+    protected abstract void purgatoryOnExpiration();
+
+    /** The delay of the expiry, in ms, not negative. */
+    protected abstract long purgatoryDelayMs();
+
+    /** What a plain task (not offered to a purgatory) does when its node is due: Kafka's {@code run()}. */
+    protected abstract void purgatoryRunDue();
+
+    @Override
+    final boolean tryCompleteHook() {
+        return purgatoryTryComplete();
+    }
+
+    @Override
+    final void onCompleteHook() {
+        purgatoryOnComplete();
+    }
+
+    @Override
+    final void onExpirationHook() {
+        purgatoryOnExpiration();
+    }
+
+    @Override
+    final long expiryDelayMs() {
+        return purgatoryDelayMs();
+    }
+
+    @Override
+    final void expiryDue() {
+        if (purgatory != null) { // set under the lock before the purgatory scheduled the node: the timer's hand-off publishes it
+            super.expiryDue();
+        } else {
+            purgatoryRunDue();
+        }
+    }
+
+    // --- what Kafka's classes call ---
+
+    /** Completes the operation ({@link Completion#COMPLETED}) if nothing did yet: cancels its expiry, runs the completion hook. */
+    protected final boolean purgatoryComplete() {
+        return complete(Completion.COMPLETED, null);
+    }
+
+    /** How the operation completed, or null while it has not. */
+    protected final Completion purgatoryCompletion() {
+        return completedAs();
+    }
+
+    /**
+     * Schedules this object's node on {@code timer}, due {@code delayMs} from now, if the node was never
+     * used (a node is scheduled once: by a purgatory, or by the first add of a plain task).
+     *
+     * @return false if the node was used before; the caller then schedules the task another way
+     * @throws IllegalStateException if the timer is closed
+     */
+    protected final boolean purgatoryScheduleOnce(Timer timer, long delayMs) {
+        if (deadlineMs() != Long.MAX_VALUE || isExpiryCancelled()) {
+            return false;
+        }
+        scheduleExpiry(timer, delayMs);
+        return true;
+    }
+
+    /** Takes the node off its timer without completing anything (Kafka's {@code TimerTask.cancel()}). */
+    protected final boolean purgatoryCancelNode() {
+        return cancelExpiry();
+    }
+
+    /** A core purgatory of Kafka operations, for Kafka's {@code DelayedOperationPurgatory}. */
+    protected static <T extends KafkaTaskState> DelayedOperationPurgatory<T> purgatoryOfKafka(
+            String name, Timer timer, int purgeInterval, boolean reaperEnabled) {
+        return DelayedOperationPurgatory.<T>builderOfStates(name).timer(timer).purgeInterval(purgeInterval)
+                .reaperEnabled(reaperEnabled).build();
+    }
+
+    /** Kafka's {@code cancelForKey}: the key's pending operations, off the purgatory and not completed. */
+    protected static <T extends KafkaTaskState> List<T> purgatoryWithdraw(DelayedOperationPurgatory<T> purgatory, Object key) {
+        return purgatory.withdrawForKey(key);
+    }
+}
