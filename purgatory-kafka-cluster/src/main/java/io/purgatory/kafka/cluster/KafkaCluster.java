@@ -50,6 +50,7 @@ public final class KafkaCluster implements AutoCloseable {
     private static final Duration START_TIMEOUT = Duration.ofMinutes(3);
     private static final Duration TOPIC_TIMEOUT = Duration.ofMinutes(1);
     private static final Duration POLL = Duration.ofMillis(200);
+    private static final int PORT_ATTEMPTS = 3;
 
     private final ClusterSpec spec;
     private final List<KafkaNode> nodes;
@@ -65,12 +66,26 @@ public final class KafkaCluster implements AutoCloseable {
 
     /**
      * Clears the spec's directory of a previous run, formats and starts the cluster, and waits until its
-     * metadata lists every broker.
+     * metadata lists every broker. A start whose node finds one of its ports taken (free ports are picked here
+     * and bound by the node seconds later; another process may take one meanwhile) is tried again on new ports,
+     * up to {@value #PORT_ATTEMPTS} times in all.
      *
      * @throws IllegalStateException if a node exits while starting, or the cluster is not up within three
      *     minutes; every node started is killed by then, and the message names the node and its log
      */
     public static KafkaCluster start(ClusterSpec spec) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return startOnFreePorts(spec);
+            } catch (PortTakenException e) {
+                if (attempt == PORT_ATTEMPTS) {
+                    throw new IllegalStateException(e.getMessage() + " (" + PORT_ATTEMPTS + " attempts)", e);
+                }
+            }
+        }
+    }
+
+    private static KafkaCluster startOnFreePorts(ClusterSpec spec) {
         clear(spec.directory());
         Path log4jConfig = writeLog4jConfig(spec.directory());
         List<NodePorts> ports = NodePorts.allocate(spec.nodes());
@@ -212,9 +227,13 @@ public final class KafkaCluster implements AutoCloseable {
                 .until(() -> {
                     for (KafkaNode node : nodes) {
                         if (ids.contains(node.id()) && !node.isAlive()) {
+                            String tail = node.logTail(40);
+                            if (tail.contains("java.net.BindException")) {
+                                throw new PortTakenException("node " + node.id() + " found a port taken: " + node.ports());
+                            }
                             throw new IllegalStateException("node " + node.id() + " exited with " + node.exitCode().orElse(-1)
                                     + " while starting; its log, " + node.logFile() + ":" + System.lineSeparator()
-                                    + node.logTail(40));
+                                    + tail);
                         }
                     }
                     return listedBrokers().containsAll(ids);
@@ -276,6 +295,15 @@ public final class KafkaCluster implements AutoCloseable {
         config.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
         config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 15_000);
         return config;
+    }
+
+    /** A node could not bind one of its ports: another process took it after it was picked. */
+    private static final class PortTakenException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        PortTakenException(String message) {
+            super(message);
+        }
     }
 
     private static <T> T get(java.util.concurrent.Future<T> future, String what) {

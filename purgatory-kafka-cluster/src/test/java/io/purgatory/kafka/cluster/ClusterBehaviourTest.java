@@ -250,11 +250,12 @@ abstract class ClusterBehaviourTest {
         try (KafkaProducer<String, String> producer = Clients.producer(cluster(), Map.of(
                      ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 60_000, ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 120_000));
              NodeJmx jmx = cluster().jmx(cluster().node(leader))) {
-            // the producer learns the leader first: a stopped node still accepts connections, and a metadata request
-            // sent to it would wait for the request timeout
-            producer.partitionsFor("stopped-follower");
+            // the producer has its metadata and producer id before the stop: a stopped node still accepts
+            // connections, and a metadata or InitProducerId request sent to it would wait for the request timeout
+            sends.add(producer.send(new ProducerRecord<>("stopped-follower", "k", "v0")));
+            sends.get(0).get(1, TimeUnit.MINUTES);
             follower.signal("STOP");
-            for (int i = 0; i < 100; i++) {
+            for (int i = 1; i <= 100; i++) {
                 sends.add(producer.send(new ProducerRecord<>("stopped-follower", "k", "v" + i)));
             }
             producer.flush();
@@ -272,9 +273,9 @@ abstract class ClusterBehaviourTest {
         for (Future<RecordMetadata> send : sends) {
             offsets.add(send.get().offset());
         }
-        assertEquals(consecutive(0, 100), offsets);
+        assertEquals(consecutive(0, 101), offsets);
         cluster().awaitFullIsr("stopped-follower");
-        assertEquals(IntStream.range(0, 100).mapToObj(i -> "v" + i).toList(), readAll("stopped-follower"), "the records, once each");
+        assertEquals(IntStream.rangeClosed(0, 100).mapToObj(i -> "v" + i).toList(), readAll("stopped-follower"), "the records, once each");
     }
 
     @Test
