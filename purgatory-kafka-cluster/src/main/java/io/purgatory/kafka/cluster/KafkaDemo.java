@@ -34,6 +34,10 @@ public final class KafkaDemo implements Callable<Integer> {
 
     private static final String TOPIC = "demo";
     private static final String OUR_PURGATORIES = "io.purgatory:type=DelayedOperationPurgatory,*";
+    /** Our MBean's attributes summed over the brokers: parked now, watched now, and the counts so far. */
+    private static final List<String> SUMMED = List.of("Delayed", "Watched", "Completed", "Expired", "Purged");
+    /** Our MBean's expiry lateness, the worst broker's. */
+    private static final List<String> MAXED = List.of("ExpiryLatenessP50Ms", "ExpiryLatenessP99Ms", "ExpiryLatenessMaxMs");
 
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
     private boolean help;
@@ -114,31 +118,36 @@ public final class KafkaDemo implements Callable<Integer> {
         }
     }
 
-    private void printOurMetrics(KafkaCluster cluster) {
-        System.out.println("== purgatory-kafka's MBeans (" + OUR_PURGATORIES + ") for Kafka's purgatories, per broker");
+    /**
+     * One line per purgatory, summed over the brokers (the lateness figures: the worst broker's), from our
+     * {@code PurgatoryMetricsMBean} attributes.
+     */
+    private static void printOurMetrics(KafkaCluster cluster) {
+        System.out.println("== purgatory-kafka's MBeans (" + OUR_PURGATORIES + ") for Kafka's purgatories, over the 3 brokers");
+        Map<String, long[]> byPurgatory = new TreeMap<>();
         for (KafkaNode node : cluster.nodes()) {
             try (NodeJmx jmx = cluster.jmx(node)) {
-                Map<String, ObjectName> byName = new TreeMap<>();
-                jmx.names(OUR_PURGATORIES).forEach(name -> byName.put(name.getKeyProperty("name"), name));
-                if (byName.isEmpty()) {
-                    System.out.printf("   broker %d: none (stock Kafka)%n", node.id());
-                }
-                byName.forEach((purgatory, name) -> {
-                    List<String> values = new ArrayList<>();
-                    for (String attribute : jmx.attributeNames(name)) {
-                        values.add(attribute + "=" + format(jmx.attribute(name, attribute)));
+                for (ObjectName name : jmx.names(OUR_PURGATORIES)) {
+                    String purgatory = name.getKeyProperty("name").replace("\"", "").replaceAll("-broker\\d+$", "");
+                    long[] sums = byPurgatory.computeIfAbsent(purgatory, k -> new long[SUMMED.size() + MAXED.size()]);
+                    for (int i = 0; i < SUMMED.size(); i++) {
+                        sums[i] += ((Number) jmx.attribute(name, SUMMED.get(i))).longValue();
                     }
-                    System.out.printf("   broker %d %-18s %s%n", node.id(), purgatory, String.join(" ", values));
-                });
+                    for (int i = 0; i < MAXED.size(); i++) {
+                        int at = SUMMED.size() + i;
+                        sums[at] = Math.max(sums[at], ((Number) jmx.attribute(name, MAXED.get(i))).longValue());
+                    }
+                }
             }
         }
-    }
-
-    private static String format(Object value) {
-        if (value instanceof Double || value instanceof Float) {
-            return String.format(Locale.ROOT, "%.2f", ((Number) value).doubleValue());
+        if (byPurgatory.isEmpty()) {
+            System.out.println("   none: stock Kafka");
+            return;
         }
-        return String.valueOf(value);
+        System.out.printf("   %-22s %9s %9s %11s %9s %9s   %s%n", "purgatory", "parked", "watched", "completed", "expired", "purged",
+                "expiry lateness p50/p99/max ms");
+        byPurgatory.forEach((purgatory, v) -> System.out.printf(Locale.ROOT, "   %-22s %,9d %,9d %,11d %,9d %,9d   %d/%d/%d%n",
+                purgatory, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]));
     }
 
     /** Runs one of Kafka's tools in a JVM of the brokers' runtime, its output on this console. */

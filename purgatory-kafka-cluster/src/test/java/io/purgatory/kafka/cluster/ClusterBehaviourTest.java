@@ -258,7 +258,7 @@ abstract class ClusterBehaviourTest {
             for (int i = 1; i <= 100; i++) {
                 sends.add(producer.send(new ProducerRecord<>("stopped-follower", "k", "v" + i)));
             }
-            producer.flush();
+            // no flush: it would wait for the acks; the producer's sender sends the batch after linger.ms
             await("the produce parked in the leader's produce purgatory").atMost(CLIENT_WAIT)
                     .until(() -> jmx.longAttribute(KAFKA_PURGATORY_SIZE + "Produce", "Value") > 0);
             assertFalse(sends.stream().allMatch(Future::isDone), "acks=all waits for the stopped follower");
