@@ -116,11 +116,18 @@ public final class ClusterBench implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         validate();
-        KafkaRuntime stock = KafkaRuntime.stock("4.4.0", brokerClasspath);
+        KafkaRuntime stock;
+        KafkaRuntime module;
+        try {
+            stock = KafkaRuntime.stock("4.4.0", brokerClasspath);
+            module = runtimes.contains(Runtime.MODULE) ? stock.withModule(moduleJar) : null;
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage(), e);
+        }
         List<RoundResult> results = new ArrayList<>();
         for (int round = 1; round <= rounds; round++) {
             for (Runtime runtime : runtimes) {
-                KafkaRuntime chosen = runtime == Runtime.STOCK ? stock : stock.withModule(moduleJar);
+                KafkaRuntime chosen = runtime == Runtime.STOCK ? stock : module;
                 RoundResult result = runRound(chosen, round);
                 System.out.println(result.line());
                 results.add(result);

@@ -78,9 +78,11 @@ public final class KafkaDemo implements Callable<Integer> {
             throw new CommandLine.ParameterException(new CommandLine(this),
                     "--records and --record-size must be at least 1, --throughput at least 1 or -1");
         }
-        KafkaRuntime runtime = KafkaRuntime.stock("4.4.0", brokerClasspath);
-        if (!stock) {
-            runtime = runtime.withModule(moduleJar);
+        KafkaRuntime runtime;
+        try {
+            runtime = stock ? KafkaRuntime.stock("4.4.0", brokerClasspath) : KafkaRuntime.stock("4.4.0", brokerClasspath).withModule(moduleJar);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage(), e);
         }
         long started = System.nanoTime();
         System.out.printf("== starting 3 Kafka 4.4.0 brokers (%s), files and logs in %s%n",
