@@ -16,7 +16,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * its end), each on a thread of its own with a small stack, with fetch.min.bytes 1 MiB and fetch.max.wait.ms 500:
  * so that Kafka's fetch purgatory holds about one fetch per consumer.
  *
- * <p>{@link #start} and {@link #close()} are called from one thread; each consumer stays on its own thread.
+ * <p>{@link #start} and {@link #close()} are called from one thread; each consumer stays on its own thread
+ * until {@link #close()} wakes it ({@link KafkaConsumer#wakeup()}, the one consumer method safe from another thread).
  */
 final class LongPollers implements AutoCloseable {
 
@@ -51,7 +52,7 @@ final class LongPollers implements AutoCloseable {
             Thread thread = new Thread(null, () -> {
                 try {
                     consumer.assign(List.of(partition));
-                    while (!Thread.currentThread().isInterrupted()) {
+                    while (true) {
                         consumer.poll(Duration.ofSeconds(1));
                     }
                 } catch (WakeupException e) {
@@ -67,7 +68,6 @@ final class LongPollers implements AutoCloseable {
 
     @Override
     public void close() throws InterruptedException {
-        threads.forEach(Thread::interrupt);
         consumers.forEach(KafkaConsumer::wakeup);
         for (Thread thread : threads) {
             thread.join();

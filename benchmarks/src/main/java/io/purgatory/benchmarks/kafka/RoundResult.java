@@ -84,7 +84,8 @@ record RoundResult(String runtime, String mode, int round, long records, int sec
             List<Double> medians = new ArrayList<>();
             byRuntime.values().forEach(rounds -> {
                 double[] values = rounds.stream().mapToDouble(figure).sorted().toArray();
-                double median = values[values.length / 2];
+                int middle = values.length / 2;
+                double median = values.length % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
                 medians.add(median);
                 text.append(String.format(Locale.ROOT, " %10.2f (%6.2f-%6.2f)", median, values[0], values[values.length - 1]));
             });

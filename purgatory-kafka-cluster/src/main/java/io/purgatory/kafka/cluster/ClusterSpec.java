@@ -14,7 +14,7 @@ import java.util.Objects;
  *
  * @param nodes how many KRaft nodes, each a broker and a voter of the controller quorum
  * @param runtime the jars each broker JVM runs
- * @param directory where each node's config, data and log go (created; one sub-directory per node)
+ * @param directory where each node's config, data and log go (created; one sub-directory per node); made absolute
  * @param maxHeapMb each broker JVM's {@code -Xmx}
  * @param brokerProperties settings over {@link #BROKER_DEFAULTS}, for every node
  */
@@ -35,7 +35,8 @@ public record ClusterSpec(int nodes, KafkaRuntime runtime, Path directory, int m
             throw new IllegalArgumentException("a cluster needs at least one node, not " + nodes);
         }
         Objects.requireNonNull(runtime, "runtime");
-        Objects.requireNonNull(directory, "directory");
+        // absolute: each node's JVM runs in its own directory, and the paths in its config must not depend on that
+        directory = directory.toAbsolutePath();
         if (maxHeapMb < 128) {
             throw new IllegalArgumentException("a broker needs at least 128 MB of heap, not " + maxHeapMb);
         }

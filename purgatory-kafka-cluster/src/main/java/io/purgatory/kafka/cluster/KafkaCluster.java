@@ -51,6 +51,8 @@ public final class KafkaCluster implements AutoCloseable {
     private static final Duration TOPIC_TIMEOUT = Duration.ofMinutes(1);
     private static final Duration POLL = Duration.ofMillis(200);
     private static final int PORT_ATTEMPTS = 3;
+    /** purgatory-kafka's MBeans, one per purgatory, on a broker that runs it. */
+    public static final String OUR_PURGATORIES = "io.purgatory:type=DelayedOperationPurgatory,*";
 
     private final ClusterSpec spec;
     private final List<KafkaNode> nodes;
@@ -105,6 +107,9 @@ public final class KafkaCluster implements AutoCloseable {
         try {
             nodes.forEach(KafkaNode::start);
             cluster.awaitBrokers(nodes, START_TIMEOUT);
+            if (spec.runtime().onModule()) {
+                cluster.checkModuleLoaded();
+            }
             return cluster;
         } catch (RuntimeException | Error e) {
             cluster.close();
@@ -187,15 +192,23 @@ public final class KafkaCluster implements AutoCloseable {
      */
     public Map<Integer, Duration> shutdown(Duration timeout) throws InterruptedException {
         long start = System.nanoTime();
-        List<KafkaNode> running = nodes.stream().filter(KafkaNode::isAlive).toList();
-        running.forEach(node -> node.signal("TERM"));
-        Map<Integer, Duration> exits = new LinkedHashMap<>();
-        for (KafkaNode node : running) {
-            long left = timeout.toNanos() - (System.nanoTime() - start);
-            boolean exited = node.awaitExit(Duration.ofNanos(Math.max(0, left)));
-            exits.put(node.id(), exited ? Duration.ofNanos(System.nanoTime() - start) : null);
+        Map<Integer, CompletableFuture<Duration>> exits = new LinkedHashMap<>();
+        for (KafkaNode node : nodes) {
+            exits.put(node.id(), node.onExit().thenApply(exited -> Duration.ofNanos(System.nanoTime() - start)));
         }
-        return exits;
+        nodes.forEach(KafkaNode::terminate);
+        Map<Integer, Duration> times = new LinkedHashMap<>();
+        for (Map.Entry<Integer, CompletableFuture<Duration>> exit : exits.entrySet()) {
+            long left = Math.max(0, timeout.toNanos() - (System.nanoTime() - start));
+            try {
+                times.put(exit.getKey(), exit.getValue().get(left, TimeUnit.NANOSECONDS));
+            } catch (TimeoutException e) {
+                times.put(exit.getKey(), null);
+            } catch (ExecutionException e) {
+                throw new IllegalStateException("waiting for node " + exit.getKey() + " to exit failed", e.getCause());
+            }
+        }
+        return times;
     }
 
     /** The last {@code lines} lines of every node's log, each under its file name, for a failure message. */
@@ -217,6 +230,18 @@ public final class KafkaCluster implements AutoCloseable {
             Runtime.getRuntime().removeShutdownHook(killOnExit);
         } catch (IllegalStateException e) {
             // the JVM is already shutting down: the hook runs, and finds nothing left to kill
+        }
+    }
+
+    /** A module run whose brokers do not serve our MBeans runs Kafka's own purgatory: say so rather than measure it. */
+    private void checkModuleLoaded() {
+        for (KafkaNode node : nodes) {
+            try (NodeJmx jmx = jmx(node)) {
+                if (jmx.names(OUR_PURGATORIES).isEmpty()) {
+                    throw new IllegalStateException("node " + node.id() + " runs without purgatory-kafka (no " + OUR_PURGATORIES
+                            + " MBean) although " + spec.runtime().moduleJar().orElseThrow() + " is first on its classpath");
+                }
+            }
         }
     }
 

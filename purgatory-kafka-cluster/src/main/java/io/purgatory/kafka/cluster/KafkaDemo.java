@@ -33,7 +33,6 @@ import picocli.CommandLine.Option;
 public final class KafkaDemo implements Callable<Integer> {
 
     private static final String TOPIC = "demo";
-    private static final String OUR_PURGATORIES = "io.purgatory:type=DelayedOperationPurgatory,*";
     /** Our MBean's attributes summed over the brokers: parked now, watched now, and the counts so far. */
     private static final List<String> SUMMED = List.of("Delayed", "Watched", "Completed", "Expired", "Purged");
     /** Our MBean's expiry lateness, the worst broker's. */
@@ -114,7 +113,7 @@ public final class KafkaDemo implements Callable<Integer> {
             System.out.println("== stopping the brokers (SIGTERM, as kafka-server-stop.sh)");
             Map<Integer, Duration> exits = cluster.shutdown(Duration.ofMinutes(1));
             exits.forEach((node, took) -> System.out.printf("   broker %d: %s%n", node,
-                    took == null ? "still running after 60 s, killed" : String.format(Locale.ROOT, "exited after %.1f s", took.toMillis() / 1000.0)));
+                    took == null ? "still in its controlled shutdown after 60 s (it waits for a controller quorum that the others took down), killed" : String.format(Locale.ROOT, "exited after %.1f s", took.toMillis() / 1000.0)));
             System.out.printf("== done in %.0f s%n", seconds(started));
             return producerExit == 0 && consumerDone && consumer.exitValue() == 0 ? 0 : 1;
         }
@@ -125,11 +124,11 @@ public final class KafkaDemo implements Callable<Integer> {
      * {@code PurgatoryMetricsMBean} attributes.
      */
     private static void printOurMetrics(KafkaCluster cluster) {
-        System.out.println("== purgatory-kafka's MBeans (" + OUR_PURGATORIES + ") for Kafka's purgatories, over the 3 brokers");
+        System.out.println("== purgatory-kafka's MBeans (" + KafkaCluster.OUR_PURGATORIES + ") for Kafka's purgatories, over the 3 brokers");
         Map<String, long[]> byPurgatory = new TreeMap<>();
         for (KafkaNode node : cluster.nodes()) {
             try (NodeJmx jmx = cluster.jmx(node)) {
-                for (ObjectName name : jmx.names(OUR_PURGATORIES)) {
+                for (ObjectName name : jmx.names(KafkaCluster.OUR_PURGATORIES)) {
                     String purgatory = name.getKeyProperty("name").replace("\"", "").replaceAll("-broker\\d+$", "");
                     long[] sums = byPurgatory.computeIfAbsent(purgatory, k -> new long[SUMMED.size() + MAXED.size()]);
                     for (int i = 0; i < SUMMED.size(); i++) {

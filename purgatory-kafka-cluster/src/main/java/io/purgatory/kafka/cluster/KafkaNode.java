@@ -166,6 +166,18 @@ public final class KafkaNode {
         Signals.send(process.pid(), name);
     }
 
+    /** Asks the node's JVM to shut down cleanly: SIGTERM, as {@code kafka-server-stop.sh} sends. */
+    public synchronized void terminate() {
+        if (process != null && process.isAlive()) {
+            process.destroy();
+        }
+    }
+
+    /** The node's JVM's exit, for a caller that waits on several at once; completed already if none runs. */
+    synchronized java.util.concurrent.CompletableFuture<Process> onExit() {
+        return process == null ? java.util.concurrent.CompletableFuture.completedFuture(null) : process.onExit();
+    }
+
     /**
      * Ends the node's JVM with SIGKILL, by its PID, and waits for it to be gone. Does nothing if it does not run.
      */

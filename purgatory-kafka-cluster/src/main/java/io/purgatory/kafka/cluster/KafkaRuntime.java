@@ -53,7 +53,7 @@ public record KafkaRuntime(String kafkaVersion, List<Path> kafkaJars, Optional<P
         }
         List<Path> jars = new ArrayList<>();
         for (String entry : text.split(java.io.File.pathSeparator)) {
-            Path jar = Path.of(entry);
+            Path jar = Path.of(entry).toAbsolutePath();
             if (!Files.isRegularFile(jar)) {
                 throw new IllegalArgumentException(classpathFile + " names a missing jar: " + jar);
             }
@@ -72,7 +72,8 @@ public record KafkaRuntime(String kafkaVersion, List<Path> kafkaJars, Optional<P
             throw new IllegalArgumentException("no purgatory-kafka jar at " + jar
                     + ": build it with mvn -B -q -pl purgatory-kafka -am package -DskipTests");
         }
-        return new KafkaRuntime(kafkaVersion, kafkaJars, Optional.of(jar));
+        // absolute: each broker JVM runs in a directory of its own
+        return new KafkaRuntime(kafkaVersion, kafkaJars, Optional.of(jar.toAbsolutePath()));
     }
 
     /** True when the broker runs on our purgatory. */

@@ -70,7 +70,6 @@ abstract class ClusterBehaviourTest {
     private static final int RECORDS = 10_000;
     private static final Map<String, String> DURABLE = Map.of("min.insync.replicas", "2");
     private static final String KAFKA_PURGATORY_SIZE = "kafka.server:type=DelayedOperationPurgatory,name=PurgatorySize,delayedOperation=";
-    private static final String OUR_PURGATORIES = "io.purgatory:type=DelayedOperationPurgatory,*";
     private static final Duration CLIENT_WAIT = Duration.ofMinutes(2);
 
     /** The 10,000 records of the produce test, which the group tests read back. */
@@ -86,9 +85,9 @@ abstract class ClusterBehaviourTest {
             try (NodeJmx jmx = cluster().jmx(node)) {
                 assertFalse(jmx.names(KAFKA_PURGATORY_SIZE + "Produce").isEmpty(),
                         "Kafka's own purgatory gauge on node " + node.id());
-                assertEquals(module, !jmx.names(OUR_PURGATORIES).isEmpty(),
+                assertEquals(module, !jmx.names(KafkaCluster.OUR_PURGATORIES).isEmpty(),
                         "purgatory-kafka's MBeans on node " + node.id() + " of a " + cluster().spec().runtime().label() + " run: "
-                                + jmx.names(OUR_PURGATORIES));
+                                + jmx.names(KafkaCluster.OUR_PURGATORIES));
             }
         }
     }

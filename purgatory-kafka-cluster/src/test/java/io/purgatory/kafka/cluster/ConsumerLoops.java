@@ -29,7 +29,7 @@ final class ConsumerLoops implements AutoCloseable {
         Thread thread = new Thread(() -> {
             try {
                 setUp.accept(consumer);
-                while (!Thread.currentThread().isInterrupted()) {
+                while (true) {
                     onRecords.accept(consumer, consumer.poll(Duration.ofMillis(200)));
                 }
             } catch (WakeupException e) {
@@ -57,7 +57,6 @@ final class ConsumerLoops implements AutoCloseable {
 
     @Override
     public void close() throws InterruptedException {
-        threads.forEach(Thread::interrupt);
         consumers.forEach(KafkaConsumer::wakeup);
         for (Thread thread : threads) {
             thread.join();

@@ -37,7 +37,7 @@ class VersionMismatchTest {
             assertEquals(1, warnings.size(), "one WARN from the module: " + warnings);
             assertTrue(warnings.get(0).contains("4.4.0") && warnings.get(0).contains("4.3.1"), "the WARN names both versions: " + warnings);
             try (NodeJmx jmx = cluster.jmx(broker)) {
-                assertFalse(jmx.names("io.purgatory:type=DelayedOperationPurgatory,*").isEmpty(), "our purgatories serve the 4.3.1 broker");
+                assertFalse(jmx.names(KafkaCluster.OUR_PURGATORIES).isEmpty(), "our purgatories serve the 4.3.1 broker");
             }
 
             cluster.createTopic("on-4.3.1", 1, 1, Map.of());
