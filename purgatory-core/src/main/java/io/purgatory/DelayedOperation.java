@@ -25,11 +25,22 @@ package io.purgatory;
  * control of its timer node.
  *
  * <h2>Thread-safety</h2>
- * Thread-safe: see {@link OperationState}; {@code delayMs} is final.
+ * Thread-safe: see {@link OperationState}; {@code delay} is final.
  */
 public abstract class DelayedOperation extends OperationState {
 
-    private final long delayMs;
+    /** {@link #delayMs} when the delay is {@code Long.MAX_VALUE}: never. */
+    private static final int NEVER = -1;
+    /** Bit 31 of {@code delay} set: the delay is in whole seconds (the low 31 bits), rounded up. */
+    private static final int IN_SECONDS = Integer.MIN_VALUE;
+
+    /**
+     * The delay, in 4 bytes rather than 8 so that a parked operation stays within 64 bytes of
+     * machinery: milliseconds up to {@code Integer.MAX_VALUE} (24.8 days) exactly; longer ones in
+     * seconds, rounded up (to 68 years); {@link #NEVER} for {@code Long.MAX_VALUE} and anything
+     * longer than 68 years.
+     */
+    private final int delay;
 
     /**
      * @param delayMs how long the operation may wait before it expires, in milliseconds; not negative
@@ -39,7 +50,15 @@ public abstract class DelayedOperation extends OperationState {
         if (delayMs < 0) {
             throw new IllegalArgumentException("delayMs must not be negative: " + delayMs);
         }
-        this.delayMs = delayMs;
+        this.delay = encode(delayMs);
+    }
+
+    private static int encode(long delayMs) {
+        if (delayMs <= Integer.MAX_VALUE) {
+            return (int) delayMs;
+        }
+        long seconds = -Math.floorDiv(-delayMs, 1000L);
+        return seconds < Integer.MAX_VALUE ? IN_SECONDS | (int) seconds : NEVER;
     }
 
     /**
@@ -63,9 +82,16 @@ public abstract class DelayedOperation extends OperationState {
      */
     public abstract void onExpiration();
 
-    /** The delay given at construction, in milliseconds. */
+    /**
+     * The delay given at construction, in milliseconds: exactly, up to {@code Integer.MAX_VALUE}
+     * (24.8 days); a longer one rounded up to a whole second, and one longer than 68 years is
+     * {@code Long.MAX_VALUE} (never). Rounding up, the operation never expires early.
+     */
     public final long delayMs() {
-        return delayMs;
+        if (delay >= 0) {
+            return delay;
+        }
+        return delay == NEVER ? Long.MAX_VALUE : (delay & Integer.MAX_VALUE) * 1000L;
     }
 
     /**
@@ -147,6 +173,6 @@ public abstract class DelayedOperation extends OperationState {
 
     @Override
     final long expiryDelayMs() {
-        return delayMs;
+        return delayMs();
     }
 }

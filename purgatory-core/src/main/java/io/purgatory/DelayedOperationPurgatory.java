@@ -4,11 +4,12 @@ import io.purgatory.timer.SystemTimer;
 import io.purgatory.timer.Timer;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.RandomAccess;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
@@ -64,8 +65,10 @@ import org.slf4j.LoggerFactory;
  * unreachable at once, whatever {@code purgeInterval} is. Tombstones among a list's entries are
  * removed lazily: when a {@code checkAndComplete} walks the list and finds a quarter of it dead, and
  * by a purge of every list once more than {@code purgeInterval} of them are linked. The purge runs
- * on the purgatory's reaper thread ({@code <name>-purge-reaper}), or, with the reaper disabled, on
- * the thread whose completion crossed the threshold. A position index removes its own tombstones
+ * on the purgatory's reaper thread ({@code <name>-purge-reaper}), which rests four times as long
+ * as each purge took before the next (so more than {@code purgeInterval} tombstones may linger
+ * meanwhile), or, with the reaper disabled, on the thread whose completion crossed the threshold. A
+ * position index removes its own tombstones
  * once they are half of it, checked after each completion and each advance, so it holds fewer
  * tombstones than live watches, or none.
  *
@@ -92,6 +95,8 @@ import org.slf4j.LoggerFactory;
 public final class DelayedOperationPurgatory<T extends OperationState> implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(DelayedOperationPurgatory.class);
+    /** The purge reaper rests this many times as long as its last purge took (see {@code reapPurges}). */
+    private static final long PURGE_REST_FACTOR = 4;
     /** The key under which operations offered with no keys are kept, so that close() finds them. */
     private static final Object NO_KEY = new Object() {
         @Override
@@ -167,10 +172,23 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
      */
     public boolean tryCompleteElseWatch(T operation, Collection<?> watchKeys) {
         Objects.requireNonNull(operation, "operation");
-        for (Object key : watchKeys) {
-            Objects.requireNonNull(key, "watch key");
+        List<?> keys = keyList(watchKeys);
+        for (int i = 0, n = keys.size(); i < n; i++) {
+            Objects.requireNonNull(keys.get(i), "watch key");
         }
-        return offer(operation, watchKeys.isEmpty() ? List.of(NO_KEY) : watchKeys, null);
+        return offer(operation, keys.isEmpty() ? List.of(NO_KEY) : keys, null);
+    }
+
+    /**
+     * The keys as a list that is indexed without an iterator: the collection itself when it is a
+     * {@link RandomAccess} list (what callers pass: {@code List.of}, an {@code ArrayList}), so that
+     * parking allocates nothing but the operation's watches; else a copy.
+     */
+    private static List<?> keyList(Collection<?> keys) {
+        if (keys instanceof List<?> list && keys instanceof RandomAccess) {
+            return list;
+        }
+        return Arrays.asList(keys.toArray());
     }
 
     /**
@@ -246,8 +264,8 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
      * The offer behind every {@code tryCompleteElseWatch}: the operation watches {@code keys}, or,
      * when that is null, each key of {@code positions} at its position.
      */
-    private boolean offer(T operation, Collection<?> keys, Map<?, Long> positions) {
-        Attempts attempts = new Attempts();
+    private boolean offer(T operation, List<?> keys, Map<?, Long> positions) {
+        Throwable failure = null; // of tryComplete: kept to rethrow at the end (no Attempts: parking allocates nothing)
         boolean offeredAfterClose;
         boolean completedNow = false;
         boolean parked = false;
@@ -263,8 +281,12 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
             operation.purgatory = this;
             offeredAfterClose = closed;
             if (!offeredAfterClose) {
-                if (tryOnce(operation, attempts)) {
-                    return true; // nothing linked
+                try {
+                    if (operation.tryCompleteHook()) {
+                        return true; // nothing linked
+                    }
+                } catch (RuntimeException | Error e) {
+                    failure = e; // counts as false
                 }
                 if (!operation.isDone()) { // it is when tryComplete completed it and then threw
                     if (keys != null) {
@@ -272,7 +294,11 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
                     } else {
                         watchAt(operation, positions);
                     }
-                    completedNow = tryOnce(operation, attempts);
+                    try {
+                        completedNow = operation.tryCompleteHook();
+                    } catch (RuntimeException | Error e) {
+                        failure = Attempts.first(failure, e); // counts as false
+                    }
                     parked = !operation.isDone();
                 }
             }
@@ -287,7 +313,7 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
             try {
                 completedNow = operation.retryIfPending(); // a retry another thread asked for while this one held the lock
             } catch (RuntimeException | Error e) {
-                attempts.failed(e);
+                failure = Attempts.first(failure, e);
             }
         }
         if (closed) {
@@ -298,24 +324,14 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
                 takeList(key, this::expireOnClose);
             }
             operation.expire(Completion.CLOSED);
-            attempts.result();
+            Attempts.rethrow(failure);
             return true;
         }
         if (!completedNow && parked) {
             schedule(operation);
         }
-        attempts.result();
+        Attempts.rethrow(failure);
         return completedNow;
-    }
-
-    /** One try of an offer, under the operation's lock: an exception counts as false, and is kept to rethrow. */
-    private static boolean tryOnce(OperationState operation, Attempts attempts) {
-        try {
-            return operation.tryCompleteHook();
-        } catch (RuntimeException | Error e) {
-            attempts.failed(e);
-            return false;
-        }
     }
 
     /** Adds the operation's expiry (the operation itself, as a timer node) to the timer, at its deadline. */
@@ -433,6 +449,11 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
         return name;
     }
 
+    /** The timer that expires this purgatory's operations. */
+    Timer timer() {
+        return timer;
+    }
+
     /**
      * Expires every pending operation on this thread ({@code onComplete}, then
      * {@code onExpiration}), then stops the purge reaper and, if the purgatory made it, the timer.
@@ -487,14 +508,13 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
     // --- internals ---
 
     /** Links the operation into its first key's list itself, and a {@link Watch} into each other key's. */
-    private void watch(OperationState op, Collection<?> keys) {
+    private void watch(OperationState op, List<?> keys) {
         assert op.isHeldByCurrentThread();
-        Iterator<?> it = keys.iterator();
-        link(it.next(), op, 0);
+        link(keys.get(0), op, 0);
         Watch head = null;
-        while (it.hasNext()) {
+        for (int i = 1, n = keys.size(); i < n; i++) {
             head = new Watch(op, head);
-            link(it.next(), head, 0);
+            link(keys.get(i), head, 0);
         }
         watching(op, head);
     }
@@ -512,7 +532,6 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
 
     private void watching(OperationState op, Watch watches) {
         op.watches = watches;
-        op.watching = true;
         delayed.increment();
     }
 
@@ -535,10 +554,9 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
     /** Turns the operation's entries into tombstones and stops counting it as delayed. */
     private void release(OperationState op) {
         assert op.isHeldByCurrentThread();
-        if (!op.watching) {
+        if (!op.isWatching()) {
             return;
         }
-        op.watching = false;
         int released = 0;
         if (op.firstList != null) {
             op.firstList.clear(op);
@@ -605,12 +623,26 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
         }
     }
 
+    /**
+     * The purge reaper: purges when woken past the threshold, then rests {@value #PURGE_REST_FACTOR}
+     * times as long as the purge took, so that it spends at most a fifth of a core on purges however
+     * fast operations complete (a purge walks every list: under a high completion rate the threshold
+     * is crossed again at once, and purging back to back took a core's quarter from the timer's
+     * threads). Tombstones reference nothing, so the rest costs a few bytes per tombstone, not the
+     * operations' payloads.
+     */
     private void reapPurges() {
         while (!closed) {
-            LockSupport.park(this);
-            if (!closed && counts.tombstones.get() > purgeInterval) {
-                purge();
+            if (counts.tombstones.get() <= purgeInterval) {
+                LockSupport.park(this); // a completion that crosses the threshold unparks it after counting
+                continue;
             }
+            long start = System.nanoTime();
+            purge();
+            long restUntil = System.nanoTime() + PURGE_REST_FACTOR * (System.nanoTime() - start);
+            for (long rest; !closed && (rest = restUntil - System.nanoTime()) > 0; ) {
+                LockSupport.parkNanos(this, rest); // a completion's unpark ends it early: park again
+            } // then look at the count again: the unparks the rest swallowed are not lost
         }
     }
 
@@ -623,11 +655,12 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
             long removed = 0;
             for (var entry : watchLists.entrySet()) {
                 WatchList list = entry.getValue();
-                removed += list.removeTombstones();
+                removed += list.dropTombstones();
                 if (list.isEmpty()) {
                     unmapIfEmpty(entry.getKey(), list);
                 }
             }
+            counts.unlinked(removed);
             metrics.onPurged(removed);
             LOG.debug("Purgatory {}: purged {} completed watches", name, removed);
         } finally {

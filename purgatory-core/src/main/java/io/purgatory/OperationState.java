@@ -31,15 +31,15 @@ import java.util.concurrent.locks.LockSupport;
  * <h2>Thread-safety</h2>
  * Thread-safe. The lock (a lock of its own, which Error Prone's {@code @GuardedBy} cannot check: the
  * methods that rely on it assert {@link #isHeldByCurrentThread()}) guards {@code purgatory},
- * {@code firstList}, {@code watches}, {@code watching} and the writing of {@code completion} and
- * {@code cancelReason}, and is held while the try and the completion hooks run; {@code completion}
- * is volatile, written after {@code cancelReason}, so a reader of the one sees the other;
+ * {@code firstList}, {@code watches} and the writing of {@code completion} (which carries a
+ * cancellation's reason), and is held while the try and the completion hooks run; {@code completion}
+ * is volatile;
  * {@code retryPending} is an atomic flag read and written without the lock (see
  * {@link #maybeTryComplete()}); {@code firstSlot} is guarded by {@code firstList}'s monitor.
  *
  * <p>The lock is built in rather than a {@code ReentrantLock} beside it: the field {@code owner} is
- * the holding thread's id (taken by compare-and-set, released by a volatile write) and
- * {@code holds} its re-entry count, touched by the owner only. This keeps the operation one object
+ * the holding thread's id (taken by compare-and-set, released by a volatile write) and, in its low
+ * bits, its re-entry count, changed by the owner only. This keeps the operation one object
  * (a {@code ReentrantLock} is two more, about 48 bytes, and two more cache misses for every
  * operation that {@code checkAndComplete} walks past). A thread that must wait for the lock spins
  * briefly, then yields, then parks in {@code waiter} until {@code unlock} wakes it: the lock is only
@@ -48,12 +48,15 @@ import java.util.concurrent.locks.LockSupport;
 public abstract class OperationState extends TimerNode {
 
     /** Adds, cancels and runs the expiries of operations; this class's alone (see {@link TimerNode.Control}). */
-    private static final TimerNode.Control EXPIRY = TimerNode.Control.of(MethodHandles.lookup(), node -> ((OperationState) node).expiryDue());
+    private static final TimerNode.Control EXPIRY = TimerNode.Control.of(MethodHandles.lookup());
     private static final VarHandle RETRY_PENDING;
     private static final VarHandle OWNER;
     private static final VarHandle WAITER;
     /** {@code owner} when no thread holds the lock; thread ids are positive. */
     private static final long FREE = 0L;
+    /** The low bits of {@code owner} count the holds; the thread's id is above them. */
+    private static final int HOLD_BITS = 16;
+    private static final long HOLDS = (1L << HOLD_BITS) - 1;
     /** How long a waiter that could not take the {@code waiter} slot parks before it looks again. */
     private static final long POLL_NANOS = 100_000L;
 
@@ -69,17 +72,19 @@ public abstract class OperationState extends TimerNode {
     }
 
     /**
-     * The id of the thread holding the lock, or {@link #FREE}. An id rather than the {@code Thread}:
+     * The id of the thread holding the lock shifted left by {@value #HOLD_BITS}, plus how many times
+     * it holds it (the lock is re-entrant), or {@link #FREE}. An id rather than the {@code Thread}:
      * taking the lock then stores no reference into the (usually old) operation, so the collector
-     * has no card to mark and refine for every operation a walk tries.
+     * has no card to mark and refine for every operation a walk tries. Ids are below 2^47 (they
+     * count the threads the JVM has made).
      */
     private volatile long owner;
-    /** How many times {@code owner} holds the lock; the lock is re-entrant. Owner only. */
-    private int holds;
-    /** How the operation completed; null until it has. Written once, under the lock, after {@code cancelReason}. */
-    private volatile Completion completion;
-    /** The reason given to a cancellation that completed the operation, or null. Guarded by lock. */
-    private Object cancelReason;
+    /**
+     * How the operation completed: null until it has, then a {@link Completion}, or a
+     * {@link CancelledFor} holding the reason of a cancellation given one (the one case that
+     * allocates, so that no operation carries a reason field). Written once, under the lock.
+     */
+    private volatile Object completion;
     /** Set by a thread that wanted to retry the try but found the lock taken. */
     private volatile boolean retryPending;
     /** A thread parked in {@link #lock()} until {@link #unlock()} wakes it; at most one at a time. */
@@ -93,8 +98,6 @@ public abstract class OperationState extends TimerNode {
     int firstSlot;
     /** Head of the watches for the keys other than the first (for every key, with positions), linked through {@link Watch#sibling}. Guarded by lock. */
     Watch watches;
-    /** True while the purgatory counts this operation as delayed. Guarded by lock. */
-    boolean watching;
 
     /** For {@link DelayedOperation} and bridges of this package. */
     OperationState() {
@@ -118,12 +121,42 @@ public abstract class OperationState extends TimerNode {
     abstract long expiryDelayMs();
 
     /**
+     * The timer the operation's expiry was added to: its purgatory's. A bridge whose objects are
+     * also added to a timer directly (Kafka's {@code TimerTask}) keeps that timer and returns it.
+     */
+    Timer expiryTimer() {
+        DelayedOperationPurgatory<?> p = purgatory;
+        return p == null ? null : p.timer();
+    }
+
+    /**
      * What the timer does when the operation's expiry is due, on its expiry thread: expires it
      * ({@link Completion#EXPIRED}). A bridge whose objects are timer tasks as well (Kafka's
      * {@code TimerTask}) runs them instead.
      */
     void expiryDue() {
         expire(Completion.EXPIRED);
+    }
+
+    /**
+     * The timer's call when the expiry is due: {@link #expiryDue()}. Protected only because the timer
+     * is in another package; final, and it takes a {@link TimerNode.Due} that only a timer can pass,
+     * on an expiry that has in fact expired, so no subclass can call it to expire early.
+     *
+     * @throws IllegalStateException if the expiry has not expired
+     */
+    @Override
+    protected final void onDue(TimerNode.Due due) {
+        if (due == null || !EXPIRY.isExpired(this)) {
+            throw new IllegalStateException("not expired: " + this);
+        }
+        expiryDue();
+    }
+
+    /** The timer the expiry was added to ({@link #expiryTimer()}); see {@link #onDue}. */
+    @Override
+    protected final Timer timer(TimerNode.Due due) {
+        return due == null ? null : expiryTimer();
     }
 
     // --- completion ---
@@ -135,12 +168,18 @@ public abstract class OperationState extends TimerNode {
 
     /** How the operation completed, or null while it has not. */
     final Completion completedAs() {
-        return completion;
+        Object c = completion;
+        return c instanceof CancelledFor ? Completion.CANCELLED : (Completion) c;
     }
 
     /** The reason given to the cancellation that completed the operation, or null. */
     final Object reasonGiven() {
-        return completion == Completion.CANCELLED ? cancelReason : null; // the volatile read first publishes the reason
+        return completion instanceof CancelledFor cancelled ? cancelled.reason() : null;
+    }
+
+    /** Whether the purgatory counts this operation as delayed: it is linked into some list. Under the lock. */
+    final boolean isWatching() {
+        return firstList != null || watches != null;
     }
 
     /**
@@ -158,8 +197,7 @@ public abstract class OperationState extends TimerNode {
             if (completion != null) {
                 return false;
             }
-            cancelReason = reason;
-            completion = how;
+            completion = reason != null && how == Completion.CANCELLED ? new CancelledFor(reason) : how;
             EXPIRY.cancel(this);
             try {
                 onCompleteHook();
@@ -347,21 +385,28 @@ public abstract class OperationState extends TimerNode {
      * assertions on).
      */
     final boolean isHeldByCurrentThread() {
-        return owner == Thread.currentThread().getId();
+        return owner >>> HOLD_BITS == Thread.currentThread().getId();
     }
 
-    /** Takes the lock if it is free or already held by this thread. */
+    /**
+     * Takes the lock if it is free or already held by this thread.
+     *
+     * @throws IllegalMonitorStateException if this thread already holds it 65,535 times
+     */
     final boolean tryLock() {
-        long me = Thread.currentThread().getId();
-        if (owner == me) {
-            holds++;
-            return true;
+        long me = Thread.currentThread().getId() << HOLD_BITS;
+        long current = owner;
+        if (current == FREE) {
+            return OWNER.compareAndSet(this, FREE, me | 1);
         }
-        if (OWNER.compareAndSet(this, FREE, me)) {
-            holds = 1;
-            return true;
+        if ((current & ~HOLDS) != me) {
+            return false;
         }
-        return false;
+        if ((current & HOLDS) == HOLDS) {
+            throw new IllegalMonitorStateException("operation lock held too often by " + Thread.currentThread().getName());
+        }
+        OWNER.setOpaque(this, current + 1); // only the owner writes while it holds: others see it held either way
+        return true;
     }
 
     /**
@@ -371,15 +416,22 @@ public abstract class OperationState extends TimerNode {
      * @throws IllegalMonitorStateException if this thread does not hold the lock
      */
     final void unlock() {
-        if (owner != Thread.currentThread().getId()) {
+        long current = owner;
+        if (current >>> HOLD_BITS != Thread.currentThread().getId()) {
             throw new IllegalMonitorStateException("operation lock not held by " + Thread.currentThread().getName());
         }
-        if (--holds == 0) {
+        if ((current & HOLDS) != 1) {
+            OWNER.setOpaque(this, current - 1);
+        } else {
             owner = FREE;
             Thread parked = waiter;
             if (parked != null) {
                 LockSupport.unpark(parked);
             }
         }
+    }
+
+    /** The completion of an operation cancelled with a reason. Immutable. */
+    private record CancelledFor(Object reason) {
     }
 }

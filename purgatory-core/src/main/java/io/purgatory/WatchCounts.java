@@ -16,7 +16,7 @@ final class WatchCounts {
     final AtomicLong tombstones = new AtomicLong();
 
     /** Tombstones were unlinked from a list. */
-    void unlinked(int count) {
+    void unlinked(long count) {
         if (count > 0) {
             linked.add(-count);
             tombstones.addAndGet(-count);

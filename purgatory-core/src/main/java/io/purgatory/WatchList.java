@@ -184,6 +184,16 @@ final class WatchList {
 
     /** Unlinks every tombstone (copy-on-write), keeping direct entries' slots current; returns how many. */
     synchronized int removeTombstones() {
+        int removed = dropTombstones();
+        counts.unlinked(removed);
+        return removed;
+    }
+
+    /**
+     * {@link #removeTombstones} without reporting to the counts: a purge reports the sum over every
+     * list once, rather than two contended atomic updates per list.
+     */
+    synchronized int dropTombstones() {
         Object[] kept = null;
         int live = 0;
         for (int i = 0; i < size; i++) {
@@ -207,7 +217,6 @@ final class WatchList {
         int removed = size - live;
         entries = live == 0 ? NONE : kept;
         size = live;
-        counts.unlinked(removed);
         return removed;
     }
 

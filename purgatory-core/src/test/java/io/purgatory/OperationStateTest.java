@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.purgatory.timer.MockTimer;
+import io.purgatory.timer.Timer;
 import io.purgatory.timer.TimerNode;
 import java.lang.invoke.MethodHandles;
 import java.util.List;
@@ -19,23 +20,39 @@ import org.junit.jupiter.api.Test;
  */
 class OperationStateTest {
 
-    /** A user class that extends TimerNode directly: it gets a control, for its own nodes only. */
+    /** A user class that extends TimerNode directly: it gets a control, for its own nodes only, and keeps the Due it is run with. */
     static final class ForeignNode extends TimerNode {
-        static final TimerNode.Control CONTROL = TimerNode.Control.of(MethodHandles.lookup(), node -> { });
+        static final TimerNode.Control CONTROL = TimerNode.Control.of(MethodHandles.lookup());
+        private final MockTimer addedTo;
+        volatile Due keptDue;
 
-        static TimerNode.Control takeControlAgain() {
-            return TimerNode.Control.of(MethodHandles.lookup(), node -> { });
+        ForeignNode(MockTimer addedTo) {
+            this.addedTo = addedTo;
+        }
+
+        @Override
+        protected void onDue(Due due) {
+            keptDue = due;
+        }
+
+        @Override
+        protected Timer timer(Due due) {
+            return addedTo;
         }
     }
 
-    /** A user's operation that tries to take the control of its nodes for itself. */
+    /** A user's operation that tries to take the control of its nodes for itself, or to fall due early. */
     static final class GreedyOperation extends TestOperation {
         GreedyOperation() {
             super(100);
         }
 
         static TimerNode.Control takeControl() {
-            return TimerNode.Control.of(MethodHandles.lookup(), node -> { });
+            return TimerNode.Control.of(MethodHandles.lookup());
+        }
+
+        void expireEarlyWith(TimerNode.Due due) {
+            onDue(due);
         }
     }
 
@@ -59,11 +76,11 @@ class OperationStateTest {
     @Test
     void noOtherClassCanTakeTheControlOfAnOperationsNode() {
         assertThrows(IllegalArgumentException.class, GreedyOperation::takeControl, "a subclass of an operation is not the node's direct subclass");
-        assertThrows(IllegalArgumentException.class, () -> TimerNode.Control.of(MethodHandles.lookup(), node -> { }), "not a node class");
+        assertThrows(IllegalArgumentException.class, () -> TimerNode.Control.of(MethodHandles.lookup()), "not a node class");
         assertThrows(IllegalArgumentException.class,
-                () -> TimerNode.Control.of(MethodHandles.lookup().in(OperationState.class), node -> { }), "a lookup without private access to OperationState");
-        assertTrue(ForeignNode.CONTROL != null, "a class that extends TimerNode directly takes its control");
-        assertThrows(IllegalStateException.class, ForeignNode::takeControlAgain, "once");
+                () -> TimerNode.Control.of(MethodHandles.lookup().in(OperationState.class)),
+                "a lookup without private access to OperationState");
+
     }
 
     @Test
@@ -84,6 +101,36 @@ class OperationStateTest {
             assertEquals(0, timer.size(), "the fresh operation was never added");
             assertNull(fresh.completion());
         }
+    }
+
+    @Test
+    void anOperationCannotBeMadeToFallDueEarlyWithATimersDue() {
+        try (MockTimer timer = new MockTimer();
+             DelayedOperationPurgatory<GreedyOperation> purgatory =
+                     DelayedOperationPurgatory.builder("OperationStateTest-due").timer(timer).reaperEnabled(false).build()) {
+            ForeignNode foreign = new ForeignNode(timer);
+            ForeignNode.CONTROL.add(timer, foreign, 1);
+            timer.advance(1);
+            assertTrue(foreign.keptDue != null, "the foreign node ran, and kept the Due it was given");
+            GreedyOperation op = new GreedyOperation();
+            purgatory.tryCompleteElseWatch(op, List.of("k"));
+
+            assertThrows(IllegalStateException.class, () -> op.expireEarlyWith(foreign.keptDue));
+            assertThrows(IllegalStateException.class, () -> op.expireEarlyWith(null));
+            assertNull(op.completion(), "still waiting");
+            timer.advance(100);
+            assertEquals(Completion.EXPIRED, op.completion(), "its timer expires it");
+        }
+    }
+
+    @Test
+    void theDelayIsKeptExactlyUpTo24DaysThenRoundedUpToTheSecondAndNeverShortened() {
+        assertEquals(0, new TestOperation(0).delayMs());
+        assertEquals(Integer.MAX_VALUE, new TestOperation(Integer.MAX_VALUE).delayMs(), "24.8 days, exactly");
+        assertEquals(2_147_484_000L, new TestOperation(Integer.MAX_VALUE + 1L).delayMs(), "rounded up to a whole second");
+        assertEquals(30L * 24 * 3_600_000, new TestOperation(30L * 24 * 3_600_000).delayMs(), "30 days: whole seconds, exact");
+        assertEquals(Long.MAX_VALUE, new TestOperation(Long.MAX_VALUE).delayMs(), "never");
+        assertEquals(Long.MAX_VALUE, new TestOperation(Long.MAX_VALUE / 2).delayMs(), "beyond 68 years: never");
     }
 
     @Test

@@ -44,6 +44,9 @@ public abstract class KafkaTaskState extends OperationState {
     /** What a plain task (not offered to a purgatory) does when its node is due: Kafka's {@code run()}. */
     protected abstract void purgatoryRunDue();
 
+    /** The core timer a plain task (not offered to a purgatory) was linked into, or null. */
+    protected abstract Timer purgatoryTimer();
+
     @Override
     final boolean tryCompleteHook() {
         return purgatoryTryComplete();
@@ -62,6 +65,11 @@ public abstract class KafkaTaskState extends OperationState {
     @Override
     final long expiryDelayMs() {
         return purgatoryDelayMs();
+    }
+
+    @Override
+    final Timer expiryTimer() {
+        return purgatory != null ? super.expiryTimer() : purgatoryTimer();
     }
 
     @Override
@@ -85,19 +93,19 @@ public abstract class KafkaTaskState extends OperationState {
         return completedAs();
     }
 
+    /** True while this object's node was never scheduled nor cancelled: a node is scheduled once, by a purgatory or by a plain task's first add. */
+    protected final boolean purgatoryNodeUnused() {
+        return deadlineMs() == Long.MAX_VALUE && !isExpiryCancelled();
+    }
+
     /**
-     * Schedules this object's node on {@code timer}, due {@code delayMs} from now, if the node was never
-     * used (a node is scheduled once: by a purgatory, or by the first add of a plain task).
+     * Schedules this object's node on {@code timer}, due {@code delayMs} from now; {@link #purgatoryTimer()}
+     * must return {@code timer} from now on.
      *
-     * @return false if the node was used before; the caller then schedules the task another way
-     * @throws IllegalStateException if the timer is closed
+     * @throws IllegalStateException if the node was used before, or the timer is closed
      */
-    protected final boolean purgatoryScheduleOnce(Timer timer, long delayMs) {
-        if (deadlineMs() != Long.MAX_VALUE || isExpiryCancelled()) {
-            return false;
-        }
+    protected final void purgatorySchedule(Timer timer, long delayMs) {
         scheduleExpiry(timer, delayMs);
-        return true;
     }
 
     /** Takes the node off its timer without completing anything (Kafka's {@code TimerTask.cancel()}). */

@@ -171,12 +171,10 @@ public final class MockTimer extends TaskHost implements Timer {
             size--; // a recurring task cancelled while out of the map, to run
             return;
         }
-        TaskList list = task.list;
-        if (list == null) {
+        if (!task.isLinked()) {
             return; // not linked yet, or already taken by advance(), which counted it
         }
-        list.remove(task);
-        if (list.isEmpty()) {
+        if (TaskList.unlink(task) != null) {
             byDeadline.remove(task.dueTick);
         }
         size--;

@@ -42,7 +42,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Expired tasks run on one executor thread, in due-tick order, never on the thread that called
  * {@link #add}. An exception thrown by a task is logged and does not stop the timer. Thread names
- * are {@code <name>-reaper} and {@code <name>-executor}; both threads are daemons.
+ * are {@code <name>-reaper} and {@code <name>-executor}; both threads are daemons. With
+ * {@link TaskThread#REAPER} there is no executor: the reaper runs each round's due tasks itself,
+ * right after advancing the wheel, and a task it runs that adds or puts back a task links it into
+ * the wheel directly (see the risk there).
  *
  * <p>Deadlines are whole milliseconds on {@link #nowMs()}'s clock, rounded up from the add time; a
  * task's due tick is its deadline rounded up to the tick. A recurring callback is one task that the
@@ -91,8 +94,10 @@ public final class SystemTimer extends TaskHost implements Timer {
     private final Consumer<TimerNode> expire = this::expire;
     /** The reaper thread, or null in driven mode. */
     private final Thread reaper;
-    /** The executor thread, or null in driven mode. */
+    /** The executor thread, or null in driven mode and when tasks run on the reaper. */
     private final Thread executor;
+    /** Whether due tasks run on the reaper thread ({@link TaskThread#REAPER}). */
+    private final boolean runsOnReaper;
     private volatile long parkUntilTick = AWAKE;
     /** The tick the reaper parked at; written before {@code parkUntilTick}, read after it. */
     private long parkedAtTick;
@@ -103,6 +108,27 @@ public final class SystemTimer extends TaskHost implements Timer {
     private volatile boolean reaperWakeUpPending;
     /** Driven mode: a wake-up of the executor is pending; the next batch takes it. */
     private volatile boolean executorWakeUpPending;
+
+    /**
+     * Which thread runs the tasks and callbacks that fall due.
+     */
+    public enum TaskThread {
+        /**
+         * A thread of the timer's own, {@code <name>-executor} (the default): the reaper hands each
+         * round's due tasks over in one batch. A task that runs long delays the tasks after it, but
+         * never the timer's bookkeeping: adds, cancellations and the wheel go on.
+         */
+        EXECUTOR,
+        /**
+         * The reaper itself, as Netty's {@code HashedWheelTimer} runs its tasks on its worker: no
+         * hand-off, no second thread, and a recurring callback is put back into the wheel directly,
+         * so each run costs less CPU. <b>The risk</b>: while a task runs, the timer does nothing else.
+         * A task that blocks, or runs for longer than a tick, makes every other task late by as much,
+         * and the add and cancel hand-offs pile up meanwhile. Use it for short callbacks that never
+         * block (a counter, a flag, a non-blocking send); keep {@link #EXECUTOR} for anything else.
+         */
+        REAPER
+    }
 
     /** A timer with Kafka's defaults: a 1 ms tick and 20 buckets per level. */
     public SystemTimer(String name) {
@@ -116,7 +142,18 @@ public final class SystemTimer extends TaskHost implements Timer {
      * @param wheelSize buckets per level, at least 2; a power of two makes bucket lookup a mask
      */
     public SystemTimer(String name, long tickMs, int wheelSize) {
-        this(name, tickMs, wheelSize, System::nanoTime, true);
+        this(name, tickMs, wheelSize, TaskThread.EXECUTOR);
+    }
+
+    /**
+     * @param name names the timer's threads
+     * @param tickMs the width of a level-0 bucket, from 1 ms to {@code Long.MAX_VALUE / 1_000_000}
+     *     (so that a tick fits in nanoseconds): the timer's resolution
+     * @param wheelSize buckets per level, at least 2; a power of two makes bucket lookup a mask
+     * @param taskThread which thread runs due tasks: read {@link TaskThread#REAPER}'s risk first
+     */
+    public SystemTimer(String name, long tickMs, int wheelSize, TaskThread taskThread) {
+        this(name, tickMs, wheelSize, System::nanoTime, true, Objects.requireNonNull(taskThread, "taskThread") == TaskThread.REAPER);
     }
 
     /**
@@ -124,10 +161,10 @@ public final class SystemTimer extends TaskHost implements Timer {
      * caller runs the reaper with {@link #reaperRound()} and the executor with {@link #executorBatch()}.
      */
     SystemTimer(String name, long tickMs, int wheelSize, LongSupplier nanoClock) {
-        this(name, tickMs, wheelSize, nanoClock, false);
+        this(name, tickMs, wheelSize, nanoClock, false, false);
     }
 
-    private SystemTimer(String name, long tickMs, int wheelSize, LongSupplier nanoClock, boolean startThreads) {
+    private SystemTimer(String name, long tickMs, int wheelSize, LongSupplier nanoClock, boolean startThreads, boolean runsOnReaper) {
         this.name = Objects.requireNonNull(name, "name");
         if (tickMs < 1 || tickMs > Long.MAX_VALUE / NANOS_PER_MS) {
             throw new IllegalArgumentException("tickMs must be from 1 to " + Long.MAX_VALUE / NANOS_PER_MS + ": " + tickMs);
@@ -137,10 +174,13 @@ public final class SystemTimer extends TaskHost implements Timer {
         this.nanoClock = nanoClock;
         this.startNanos = nanoClock.getAsLong();
         this.wheel = new TimingWheel(wheelSize, 0);
+        this.runsOnReaper = runsOnReaper;
         if (startThreads) {
-            this.executor = daemon(this::runExpired, name + "-executor");
+            this.executor = runsOnReaper ? null : daemon(this::runExpired, name + "-executor");
             this.reaper = daemon(this::reap, name + "-reaper");
-            executor.start();
+            if (executor != null) {
+                executor.start();
+            }
             reaper.start();
         } else {
             this.executor = null;
@@ -172,6 +212,13 @@ public final class SystemTimer extends TaskHost implements Timer {
             task.transition(TimerNode.FIRING, TimerNode.EXPIRED); // what was pending is dropped
             return;
         }
+        if (runsOnReaper && Thread.currentThread() == reaper) {
+            task.dueTick = ceilDiv(deadlineMs, tickMs);
+            if (task.transition(TimerNode.FIRING, TimerNode.SCHEDULED) && !wheel.add(task)) { // else cancelled during its run
+                expire(task); // due already: it runs in this round's next batch
+            }
+            return;
+        }
         if (task.transition(TimerNode.FIRING, TimerNode.QUEUED)) { // else cancelled during its run
             handOver(task, deadlineMs);
         }
@@ -188,6 +235,10 @@ public final class SystemTimer extends TaskHost implements Timer {
     private void handOver(TimerNode task, long deadlineMs) {
         long dueTick = ceilDiv(deadlineMs, tickMs); // rounded up: never before the deadline
         task.dueTick = dueTick;
+        if (runsOnReaper && Thread.currentThread() == reaper) {
+            link(task); // a task running on the reaper (a recurring one put back): the wheel is this thread's
+            return;
+        }
         boolean wasEmpty = push(added, task);
         long until = parkUntilTick;
         if (dueTick < until || (wasEmpty && sleepsLong(until))) {
@@ -230,9 +281,9 @@ public final class SystemTimer extends TaskHost implements Timer {
         }
         LOG.info("Timer {} closed: {} pending tasks dropped", name, Math.max(0, size.sum()));
         wakeReaper();
-        if (reaper != null) {
+        if (reaper != null && Thread.currentThread() != reaper) { // a task run on the reaper may close its timer
             try {
-                reaper.join(); // the reaper runs no user code, so this wait is short
+                reaper.join(); // the reaper runs no user code (or, with TaskThread.REAPER, short tasks), so this wait is short
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -316,9 +367,13 @@ public final class SystemTimer extends TaskHost implements Timer {
         boolean tookCancellations = takeCancellations(); // both stacks are taken, whatever the first held
         boolean tookHandoffs = takeAdds() || tookCancellations;
         wheel.advance(nowTick, expire);
-        if (expiredBatchStarted) {
+        while (expiredBatchStarted) {
             expiredBatchStarted = false;
-            wakeExecutor();
+            if (runsOnReaper) {
+                runExpiredBatch(); // a task it runs may link another that is due already: loop
+            } else {
+                wakeExecutor();
+            }
         }
         long next = wheel.nextDueTick();
         if (tookHandoffs) {
@@ -382,7 +437,7 @@ public final class SystemTimer extends TaskHost implements Timer {
         while (task != null) {
             TimerNode next = task.handoffNext;
             task.handoffNext = null;
-            if (task.list != null) {
+            if (task.isLinked()) {
                 wheel.remove(task);
             }
             task = next;
@@ -392,18 +447,36 @@ public final class SystemTimer extends TaskHost implements Timer {
 
     /** Puts the added tasks into the wheel; returns whether there were any. */
     private boolean takeAdds() {
-        // reversed, so that tasks sharing a bucket run in add order
-        TimerNode reversed = inPushOrder(added.getAndSet(null));
-        boolean took = reversed != null;
+        TimerNode stack = added.getAndSet(null);
+        boolean took = stack != null;
+        // reversed, so that tasks sharing a bucket run in add order; the ones cancelled already (an
+        // add and a cancel in quick succession, the common case for timeouts) are dropped in the same
+        // pass, so that the reaper reads each of them once
+        TimerNode reversed = null;
+        while (stack != null) {
+            TimerNode next = stack.handoffNext;
+            if (stack.state() == TimerNode.CANCELLED) {
+                stack.handoffNext = null;
+            } else {
+                stack.handoffNext = reversed;
+                reversed = stack;
+            }
+            stack = next;
+        }
         while (reversed != null) {
             TimerNode next = reversed.handoffNext;
             reversed.handoffNext = null; // before the task becomes SCHEDULED: a canceller may then reuse it
-            if (reversed.transition(TimerNode.QUEUED, TimerNode.SCHEDULED) && !wheel.add(reversed)) {
-                expire(reversed);
-            }
+            link(reversed);
             reversed = next;
         }
         return took;
+    }
+
+    /** On the reaper: links a QUEUED task into the wheel, or hands it out if it is due already; a cancelled one is dropped. */
+    private void link(TimerNode task) {
+        if (task.transition(TimerNode.QUEUED, TimerNode.SCHEDULED) && !wheel.add(task)) {
+            expire(task);
+        }
     }
 
     /** On the reaper: hands a due task to the executor (woken once per round, in {@link #reapRound}). */

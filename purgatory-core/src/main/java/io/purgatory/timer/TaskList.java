@@ -1,58 +1,66 @@
 package io.purgatory.timer;
 
 /**
- * An intrusive doubly linked FIFO list of tasks, linked through the tasks' own {@code prev},
- * {@code next} and {@code list} fields. A task is in at most one list at a time. O(1) add and remove.
+ * An intrusive doubly linked FIFO list of nodes: circular, with this object as its sentinel, linked
+ * through the nodes' own {@code prev} and {@code next}. A node is in at most one list at a time, and
+ * needs no reference to it: {@link #unlink} joins its neighbours, and tells whether that left a
+ * list empty. O(1) add and remove. A sentinel is a node only for its links; it is never scheduled.
  *
  * <p>Not thread-safe: the owner confines it (a {@link SystemTimer}'s reaper thread, or a
  * {@link MockTimer}'s monitor).
  */
-class TaskList {
+class TaskList extends TimerNode {
 
-    private TimerNode head;
-    private TimerNode tail;
+    TaskList() {
+        prev = this;
+        next = this;
+    }
+
+    /** A sentinel is never added to a timer, so never due. */
+    @Override
+    protected final void onDue(Due due) {
+        throw new IllegalStateException("a list's sentinel is never due");
+    }
+
+    @Override
+    protected final Timer timer(Due due) {
+        return null;
+    }
 
     final boolean isEmpty() {
-        return head == null;
+        return next == this;
     }
 
-    final void add(TimerNode task) {
-        task.list = this;
-        task.next = null;
-        task.prev = tail;
-        if (tail == null) {
-            head = task;
-        } else {
-            tail.next = task;
-        }
-        tail = task;
+    final void add(TimerNode node) {
+        TimerNode last = prev;
+        node.prev = last;
+        node.next = this;
+        last.next = node;
+        prev = node;
     }
 
-    /** Unlinks task, which must be in this list. */
-    final void remove(TimerNode task) {
-        TimerNode p = task.prev;
-        TimerNode n = task.next;
-        if (p == null) {
-            head = n;
-        } else {
-            p.next = n;
-        }
-        if (n == null) {
-            tail = p;
-        } else {
-            n.prev = p;
-        }
-        task.prev = null;
-        task.next = null;
-        task.list = null;
+    /**
+     * Unlinks a node from whatever list it is in.
+     *
+     * @return the list the node was in if this left it empty, else null
+     */
+    static TaskList unlink(TimerNode node) {
+        TimerNode p = node.prev;
+        TimerNode n = node.next;
+        p.next = n;
+        n.prev = p;
+        node.prev = null;
+        node.next = null;
+        return p == n ? (TaskList) p : null; // only a sentinel is its own neighbour: left alone, it is empty
     }
 
-    /** Removes and returns the first task, or null if the list is empty. */
+    /** Removes and returns the first node, or null if the list is empty. */
     final TimerNode poll() {
-        TimerNode first = head;
-        if (first != null) {
-            remove(first);
+        TimerNode first = next;
+        if (first == this) {
+            return null;
         }
+        unlink(first);
         return first;
     }
 }

@@ -2,9 +2,6 @@ package io.purgatory.timer;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Consumer;
 
 /**
  * What a timer links into its wheel: the node of one pending expiry, its own list entry, so that
@@ -31,12 +28,13 @@ import java.util.function.Consumer;
  * move back fails: a recurring task stops whether it is cancelled before, during or after a run.
  *
  * <h2>Thread-safety</h2>
- * Cancelling may happen from any thread. The link fields ({@code prev}, {@code next}, {@code list},
+ * Cancelling may happen from any thread. The link fields ({@code prev}, {@code next},
  * {@code dueTick}) belong to the timer the node was added to and are touched only under that
  * timer's own discipline (the reaper thread of a {@link SystemTimer}, the monitor of a
  * {@link MockTimer}); {@code handoffNext} is written by the thread that pushes the node onto a
- * hand-off stack before the publishing compare-and-set. {@code state} and {@code host} are
- * volatile, changed by compare-and-set only.
+ * hand-off stack before the publishing compare-and-set. {@code state} is volatile, changed by
+ * compare-and-set only. The node keeps no reference to its timer: a {@link TimerTask} does, and a
+ * class with a {@link Control} knows it (an operation through its purgatory).
  */
 public abstract class TimerNode {
 
@@ -49,27 +47,27 @@ public abstract class TimerNode {
     static final int FIRING = 5;
 
     private static final VarHandle STATE;
-    private static final VarHandle HOST;
 
     static {
         try {
-            MethodHandles.Lookup lookup = MethodHandles.lookup();
-            STATE = lookup.findVarHandle(TimerNode.class, "state", int.class);
-            HOST = lookup.findVarHandle(TimerNode.class, "host", TaskHost.class);
+            STATE = MethodHandles.lookup().findVarHandle(TimerNode.class, "state", byte.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
-    private volatile int state;
-    /** The timer this node was added to; set once, by compare-and-set, before the node leaves NEW. */
-    private volatile TaskHost host;
+    /** One of NEW to FIRING: a byte, so that an operation, which is a node, stays small. */
+    private volatile byte state;
 
     /** Deadline in the host timer's own time unit (ticks for SystemTimer, ms for MockTimer). */
     long dueTick;
+    /**
+     * Links in the circular list of the node's bucket, whose sentinel is a {@link TaskList}; both
+     * null while the node is in no list (so a node needs no reference to its list: unlinking it
+     * joins its neighbours, and a bucket that ends up alone is empty).
+     */
     TimerNode prev;
     TimerNode next;
-    TaskList list;
     /** Link in a lock-free hand-off stack: adds, then at most once cancellations or expiries. */
     TimerNode handoffNext;
 
@@ -82,11 +80,27 @@ public abstract class TimerNode {
 
     /**
      * What the timer calls when the node is due and was not cancelled, on its expiry thread (a
-     * {@link SystemTimer}'s executor, the caller of {@link MockTimer#advance}). A {@link TimerTask}
-     * runs; any other node is handed to its class's {@link Control}.
+     * {@link SystemTimer}'s executor or reaper, the caller of {@link MockTimer#advance}): a
+     * {@link TimerTask} runs. {@code due} proves the call comes from a timer: only this package
+     * can make one, so a subclass cannot make its own node, or another, fall due early (and a
+     * node should check, with its {@link Control#isExpired}, that it has in fact expired).
      */
+    protected abstract void onDue(Due due);
+
+    /**
+     * The timer this node was added to (the node keeps no reference to it: a {@link TimerTask}
+     * does, an operation knows its purgatory's), or null before it was added.
+     */
+    protected abstract Timer timer(Due due);
+
+    /** What the timer calls when the node is due. */
     void runDue() {
-        Control.ofNode(this).onDue.accept(this);
+        onDue(Due.TOKEN);
+    }
+
+    /** The timer this node was added to, as its host, or null. */
+    TaskHost hostOf() {
+        return timer(Due.TOKEN) instanceof TaskHost host ? host : null;
     }
 
     /**
@@ -101,9 +115,9 @@ public abstract class TimerNode {
             if (s == EXPIRED || s == CANCELLED) {
                 return false;
             }
-            if (STATE.compareAndSet(this, s, CANCELLED)) {
+            if (STATE.compareAndSet(this, (byte) s, (byte) CANCELLED)) {
                 if (s != NEW) {
-                    host.cancelled(this, s);
+                    hostOf().cancelled(this, s);
                 }
                 return true;
             }
@@ -111,23 +125,23 @@ public abstract class TimerNode {
     }
 
     /**
-     * Claims the node for {@code newHost} and moves it from NEW to QUEUED.
+     * Moves the node from NEW to QUEUED, for a timer to take.
      *
      * @return false if the node was cancelled before it was added (it must then be ignored)
      * @throws IllegalStateException if the node was already added to a timer
      */
-    final boolean claim(TaskHost newHost) {
-        if (!HOST.compareAndSet(this, null, newHost)) {
-            if (state == CANCELLED) {
-                return false;
-            }
-            throw new IllegalStateException("task already added to a timer: " + this);
+    final boolean queue() {
+        if (STATE.compareAndSet(this, (byte) NEW, (byte) QUEUED)) {
+            return true;
         }
-        return STATE.compareAndSet(this, NEW, QUEUED); // false: cancelled while NEW
+        if (state == CANCELLED) {
+            return false;
+        }
+        throw new IllegalStateException("task already added to a timer: " + this);
     }
 
     final boolean transition(int from, int to) {
-        return STATE.compareAndSet(this, from, to);
+        return STATE.compareAndSet(this, (byte) from, (byte) to);
     }
 
     /**
@@ -136,7 +150,7 @@ public abstract class TimerNode {
      * @return false if the node was cancelled first (it must then not run)
      */
     final boolean fire() {
-        return STATE.compareAndSet(this, SCHEDULED, recurs() ? FIRING : EXPIRED);
+        return STATE.compareAndSet(this, (byte) SCHEDULED, (byte) (recurs() ? FIRING : EXPIRED));
     }
 
     /** Whether the timer puts this node back after it runs; only the timer's own recurring tasks do. */
@@ -149,72 +163,47 @@ public abstract class TimerNode {
         return state;
     }
 
-    /** The timer this node was added to, or null before it was added. */
-    final TaskHost host() {
-        return host;
+    /** Whether the node is linked into a bucket. */
+    final boolean isLinked() {
+        return prev != null;
     }
 
     /**
      * The timer machinery for the nodes of one class that extends {@link TimerNode} directly from
-     * another package: add, cancel, read the deadline, and what to do when a node is due. Only that
-     * class can obtain it ({@link #of} takes a full-privilege lookup of it), and it refuses nodes of
-     * any other class: so a subclass of that class, or anyone else, can neither run nor cancel its
-     * nodes, nor add them to a timer. One per class.
+     * another package: add, cancel, read the deadline. Only that class can obtain it ({@link #of}
+     * takes a full-privilege lookup of it), and it refuses nodes of any other class: so a subclass of
+     * that class, or anyone else, can neither cancel its nodes nor add them to a timer. (Running them
+     * takes a {@link Due}, which only a timer has.)
      *
      * <p>Thread-safe: immutable, and the node operations are those of the node's timer.
      */
     public static final class Control {
 
-        private static final ConcurrentHashMap<Class<?>, Control> REGISTERED = new ConcurrentHashMap<>();
-        /** The control of each concrete node class, found through its superclass that extends TimerNode directly. */
-        private static final ClassValue<Control> BY_CLASS = new ClassValue<>() {
-            @Override
-            protected Control computeValue(Class<?> type) {
-                Class<?> c = type;
-                while (c.getSuperclass() != TimerNode.class) {
-                    c = c.getSuperclass();
-                }
-                return REGISTERED.get(c);
-            }
-        };
-
         private final Class<?> owner;
-        private final Consumer<TimerNode> onDue;
 
-        private Control(Class<?> owner, Consumer<TimerNode> onDue) {
+        private Control(Class<?> owner) {
             this.owner = owner;
-            this.onDue = onDue;
         }
 
         /**
          * The control of the lookup's class, which must extend {@link TimerNode} directly; call it
-         * once, from that class, with {@code MethodHandles.lookup()}.
+         * from that class, with {@code MethodHandles.lookup()}, and keep it private.
          *
-         * @param onDue what the timer does with a node of the class when it is due (on its expiry
-         *     thread); it must not throw, or the timer logs what it throws
          * @throws IllegalArgumentException if the lookup lacks full privilege, or its class does not
          *     extend TimerNode directly
-         * @throws IllegalStateException if the class already took its control
          */
-        public static Control of(MethodHandles.Lookup lookup, Consumer<TimerNode> onDue) {
+        public static Control of(MethodHandles.Lookup lookup) {
             Class<?> owner = lookup.lookupClass();
             if (!lookup.hasFullPrivilegeAccess() || owner.getSuperclass() != TimerNode.class || owner == TimerTask.class) {
                 throw new IllegalArgumentException("a control is for the class that extends TimerNode directly, from its own lookup: " + lookup);
             }
-            Control control = new Control(owner, Objects.requireNonNull(onDue, "onDue"));
-            if (REGISTERED.putIfAbsent(owner, control) != null) {
-                throw new IllegalStateException("the control of " + owner.getName() + " was already taken");
-            }
-            return control;
-        }
-
-        static Control ofNode(TimerNode node) {
-            return BY_CLASS.get(node.getClass());
+            return new Control(owner);
         }
 
         /**
          * Adds the node to {@code timer}, to be due {@code delayMs} from now (see {@link Timer#add});
-         * a node cancelled before does nothing.
+         * a node cancelled before does nothing. The node's {@link TimerNode#timer} must give this
+         * timer from now on.
          *
          * @throws IllegalArgumentException if the node is not of this control's class, or the timer is
          *     not one of this library's ({@link SystemTimer}, {@link MockTimer})
@@ -225,7 +214,7 @@ public abstract class TimerNode {
             if (!(timer instanceof TaskHost host)) {
                 throw new IllegalArgumentException("not a timer of this library: " + timer);
             }
-            if (node.claim(host)) {
+            if (node.queue()) {
                 host.start(node, host.deadlineAfter(delayMs));
             }
         }
@@ -241,6 +230,12 @@ public abstract class TimerNode {
             return node.cancelNode();
         }
 
+        /** True once the node has expired: its timer took it to run (it then calls {@link TimerNode#onDue}). */
+        public boolean isExpired(TimerNode node) {
+            check(node);
+            return node.state == EXPIRED;
+        }
+
         /** True once the node was cancelled. */
         public boolean isCancelled(TimerNode node) {
             check(node);
@@ -253,7 +248,7 @@ public abstract class TimerNode {
          */
         public long deadlineMs(TimerNode node) {
             check(node);
-            TaskHost h = node.host;
+            TaskHost h = node.state == NEW ? null : node.hostOf();
             return h == null ? Long.MAX_VALUE : h.deadlineMsOfTick(node.dueTick);
         }
 
@@ -261,6 +256,17 @@ public abstract class TimerNode {
             if (!owner.isInstance(node)) {
                 throw new IllegalArgumentException("not a node of " + owner.getName() + ": " + node);
             }
+        }
+    }
+
+    /**
+     * Proof that a call to {@link #onDue} or {@link #timer} comes from this package's timers: it
+     * cannot be made elsewhere, and the timers pass it to the node being run only. Immutable.
+     */
+    public static final class Due {
+        static final Due TOKEN = new Due();
+
+        private Due() {
         }
     }
 }

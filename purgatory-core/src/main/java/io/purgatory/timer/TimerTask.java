@@ -1,5 +1,8 @@
 package io.purgatory.timer;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
 /**
  * A task that runs once when its delay has passed, unless it is cancelled first.
  *
@@ -10,11 +13,24 @@ package io.purgatory.timer;
  *
  * <h2>Thread-safety</h2>
  * {@link #cancel()} and {@link #isCancelled()} may be called from any thread; the rest is the
- * node's (see {@link TimerNode}). {@code delayMs} is final.
+ * node's (see {@link TimerNode}). {@code delayMs} is final; {@code host} is volatile, set once by
+ * compare-and-set.
  */
 public abstract class TimerTask extends TimerNode implements Runnable {
 
+    private static final VarHandle HOST;
+
+    static {
+        try {
+            HOST = MethodHandles.lookup().findVarHandle(TimerTask.class, "host", TaskHost.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final long delayMs;
+    /** The timer this task was added to; set once, by compare-and-set, before the task leaves NEW. */
+    private volatile TaskHost host;
 
     /**
      * @param delayMs how long after {@link Timer#add} the task runs, in milliseconds; not negative
@@ -49,8 +65,40 @@ public abstract class TimerTask extends TimerNode implements Runnable {
         return state() == CANCELLED;
     }
 
+    /**
+     * Claims the task for {@code newHost} and moves it from NEW to QUEUED.
+     *
+     * @return false if the task was cancelled before it was added (it must then be ignored)
+     * @throws IllegalStateException if the task was already added to a timer
+     */
+    final boolean claim(TaskHost newHost) {
+        if (!HOST.compareAndSet(this, null, newHost)) {
+            if (isCancelled()) {
+                return false;
+            }
+            throw new IllegalStateException("task already added to a timer: " + this);
+        }
+        return queue();
+    }
+
+    /** The timer this task was added to, or null before it was added. */
+    final TaskHost host() {
+        return host;
+    }
+
     @Override
-    final void runDue() {
+    final TaskHost hostOf() {
+        return host;
+    }
+
+    /** Runs the task: a timer's call ({@link #run()} is the task's own entry point). */
+    @Override
+    protected final void onDue(Due due) {
         run();
+    }
+
+    @Override
+    protected final Timer timer(Due due) {
+        return host instanceof Timer t ? t : null;
     }
 }

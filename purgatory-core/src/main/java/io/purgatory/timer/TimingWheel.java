@@ -87,10 +87,8 @@ final class TimingWheel {
 
     /** Unlinks a task that {@link #add} linked and that has not been handed out yet. O(1). */
     void remove(TimerNode task) {
-        Bucket bucket = (Bucket) task.list;
-        bucket.remove(task);
-        if (bucket.isEmpty()) {
-            bucket.level.clearOccupied(bucket.index);
+        if (TaskList.unlink(task) instanceof Bucket emptied) {
+            emptied.level.clearOccupied(emptied.index);
         }
     }
 
@@ -220,11 +218,10 @@ final class TimingWheel {
         }
     }
 
-    /** A bucket: the tasks of one level whose due ticks fall in one span, starting at dueTick. */
+    /** A bucket: the tasks of one level whose due ticks fall in one span, starting at its own {@code dueTick}. */
     private static final class Bucket extends TaskList {
         final Level level;
         final int index;
-        long dueTick;
 
         Bucket(Level level, int index) {
             this.level = level;

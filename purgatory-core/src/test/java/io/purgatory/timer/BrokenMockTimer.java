@@ -153,12 +153,10 @@ public final class BrokenMockTimer extends TaskHost implements Timer {
             size--;
             return;
         }
-        TaskList list = task.list;
-        if (list == null) {
+        if (!task.isLinked()) {
             return;
         }
-        list.remove(task);
-        if (list.isEmpty()) {
+        if (TaskList.unlink(task) != null) {
             byDeadline.remove(task.dueTick);
         }
         size--;

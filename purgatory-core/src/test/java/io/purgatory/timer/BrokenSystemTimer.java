@@ -215,7 +215,7 @@ public final class BrokenSystemTimer extends TaskHost implements Timer {
         while (task != null) {
             TimerNode next = task.handoffNext;
             task.handoffNext = null;
-            if (task.list != null) {
+            if (task.isLinked()) {
                 wheel.remove(task);
             }
             task = next;

@@ -2,8 +2,6 @@ package io.purgatory.timer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -58,8 +56,8 @@ class TimingWheelTest {
 
         assertFalse(wheel.add(dueNow));
         assertFalse(wheel.add(duePast));
-        assertNull(dueNow.list);
-        assertNull(duePast.list);
+        assertFalse(dueNow.isLinked());
+        assertFalse(duePast.isLinked());
         assertEquals(Long.MAX_VALUE, wheel.nextDueTick());
     }
 
@@ -138,7 +136,7 @@ class TimingWheelTest {
 
         wheel.remove(early);
 
-        assertNull(early.list);
+        assertFalse(early.isLinked());
         assertEquals(300, wheel.nextDueTick(), "the start of the level-1 bucket [300, 320)");
         assertEquals(List.of(late), advance(wheel, 1_000));
     }
@@ -155,7 +153,7 @@ class TimingWheelTest {
         assertTrue(cancelled.cancel());
 
         assertEquals(List.of(kept), advance(wheel, 30));
-        assertNull(cancelled.list);
+        assertFalse(cancelled.isLinked());
         assertEquals(Long.MAX_VALUE, wheel.nextDueTick());
     }
 
@@ -411,7 +409,7 @@ class TimingWheelTest {
                 if (task != null) {
                     wheel.remove(task);
                     forget(task);
-                    assertNull(task.list, "remove() must unlink the task");
+                    assertFalse(task.isLinked(), "remove() must unlink the task");
                 }
             } else if (step instanceof Cancel c) {
                 Task task = pick(c.pick());
@@ -422,7 +420,7 @@ class TimingWheelTest {
                 }
             } else if (step instanceof TakeCancellations) {
                 for (Task task : cancelledMaybeLinked) {
-                    if (task.list != null) {
+                    if (task.isLinked()) {
                         wheel.remove(task);
                     }
                 }
@@ -448,9 +446,9 @@ class TimingWheelTest {
             assertEquals(due > current, linked, () -> "add(" + due + ") at tick " + current + trace());
             if (linked) {
                 pending.computeIfAbsent(due, d -> new ArrayList<>()).add(task);
-                assertNotNull(task.list, "a linked task has a list");
+                assertTrue(task.isLinked(), "a linked task has a list");
             } else {
-                assertNull(task.list, () -> "a refused task must not be linked" + trace());
+                assertFalse(task.isLinked(), () -> "a refused task must not be linked" + trace());
             }
         }
 
@@ -471,7 +469,7 @@ class TimingWheelTest {
         List<Task> advanceAndCheck(long target) {
             List<Task> handedOut = new ArrayList<>();
             wheel.advance(target, task -> {
-                assertNull(task.list, () -> "handed out while still linked: " + task + trace());
+                assertFalse(task.isLinked(), () -> "handed out while still linked: " + task + trace());
                 handedOut.add((Task) task);
             });
             for (Task task : handedOut) {
@@ -497,10 +495,10 @@ class TimingWheelTest {
             lastLevelCount = levels;
             for (List<Task> tasks : pending.values()) {
                 for (Task task : tasks) {
-                    assertNotNull(task.list, () -> "pending task unlinked: " + task + trace());
+                    assertTrue(task.isLinked(), () -> "pending task unlinked: " + task + trace());
                 }
             }
-            OptionalLong earliestCancelled = cancelledMaybeLinked.stream().filter(t -> t.list != null)
+            OptionalLong earliestCancelled = cancelledMaybeLinked.stream().filter(t -> t.isLinked())
                     .mapToLong(t -> t.dueTick).min();
             long earliestLinked = Math.min(pending.isEmpty() ? Long.MAX_VALUE : pending.firstKey(),
                     earliestCancelled.orElse(Long.MAX_VALUE));

@@ -250,6 +250,16 @@ class KafkaPathsTest {
     }
 
     @Test
+    void twoPurgatoriesOfOneNameBothShowTheirMBean() throws Exception {
+        purgatory("Twin");
+        purgatory("Twin"); // a combined broker and controller opens AlterAcls twice
+        for (String name : List.of("Twin-broker1", "Twin-broker1-2")) {
+            ObjectName ours = new ObjectName("io.purgatory:type=DelayedOperationPurgatory,name=" + ObjectName.quote(name));
+            assertTrue(ManagementFactory.getPlatformMBeanServer().isRegistered(ours), name);
+        }
+    }
+
+    @Test
     void aKafkaVersionOtherThanTheBuiltForOneIsNamedInTheWarning() {
         assertNull(ModuleInfo.versionMismatch("4.4.0", "4.4.0"));
         String warning = ModuleInfo.versionMismatch("4.4.0", "4.5.0");

@@ -65,6 +65,7 @@ public final class KafkaApiWorkload implements Callable<Integer> {
     @Option(names = "--purge-interval", defaultValue = "1000", description = "the purgatory's purge interval")
     int purgeInterval;
 
+    /** What the workload measures. */
     enum Mode { throughput, footprint, retention }
 
     /** A Kafka operation of the kind a broker parks: completes when its condition is set. */
@@ -117,7 +118,8 @@ public final class KafkaApiWorkload implements Callable<Integer> {
             case footprint -> footprint();
             case retention -> retention();
         };
-        System.out.println("side=" + side() + " mode=" + mode + " keys=" + keys + " " + result);
+        int keysPerOp = mode == Mode.retention ? 3 : keys;
+        System.out.println("side=" + side() + " mode=" + mode + " keys=" + keysPerOp + " " + result);
         return 0;
     }
 

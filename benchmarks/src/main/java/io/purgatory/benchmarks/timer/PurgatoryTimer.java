@@ -9,7 +9,16 @@ import io.purgatory.timer.TimerTask;
  */
 final class PurgatoryTimer implements TimerUnderTest {
 
-    private final SystemTimer timer = new SystemTimer("bench-purgatory");
+    private final SystemTimer timer;
+
+    /** With its defaults: due tasks run on its executor thread. */
+    PurgatoryTimer() {
+        this(SystemTimer.TaskThread.EXECUTOR);
+    }
+
+    PurgatoryTimer(SystemTimer.TaskThread taskThread) {
+        this.timer = new SystemTimer("bench-purgatory", 1, Integer.getInteger("wheel", 20), taskThread);
+    }
 
     @Override
     public Scheduler<?> scheduler(Runnable onExpiry) {

@@ -1,5 +1,7 @@
 package io.purgatory.benchmarks.timer;
 
+import io.purgatory.timer.SystemTimer;
+
 /**
  * The timers compared, as a JMH {@code @Param}: every one at a 1 ms resolution, with one thread that
  * advances it.
@@ -10,6 +12,16 @@ public enum TimerImplementation {
         @Override
         public TimerUnderTest open() {
             return new PurgatoryTimer();
+        }
+    },
+    /**
+     * The same with {@code SystemTimer.TaskThread.REAPER}: due tasks run on the reaper thread, as
+     * Netty's run on its worker (for short callbacks only: see that option's risk).
+     */
+    PURGATORY_ON_REAPER {
+        @Override
+        public TimerUnderTest open() {
+            return new PurgatoryTimer(SystemTimer.TaskThread.REAPER);
         }
     },
     /**

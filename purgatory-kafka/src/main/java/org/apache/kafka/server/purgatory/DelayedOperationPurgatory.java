@@ -1,6 +1,7 @@
 package org.apache.kafka.server.purgatory;
 
 import io.purgatory.kafka.ModuleInfo;
+import io.purgatory.kafka.PurgatoryNames;
 import io.purgatory.timer.MockTimer;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +35,8 @@ import org.slf4j.LoggerFactory;
  * {@code purgeInterval} is (Kafka keeps it in every other key's list until the next purge:
  * KAFKA-19763); expiry is never early; {@code cancelForKey} also takes the returned operations off
  * their other keys and their timer, so none is left watched without an expiry. Core's metrics are
- * registered beside Kafka's gauges as {@code io.purgatory:type=DelayedOperationPurgatory,name="<name>-broker<id>"}.
+ * registered beside Kafka's gauges as {@code io.purgatory:type=DelayedOperationPurgatory,name="<name>-broker<id>"}
+ * (with {@code -2}, {@code -3}... for a second purgatory of the same name in the JVM: {@link PurgatoryNames}).
  *
  * <p>Thread-safe: core's purgatory is; the rest is final, {@code shutDown} is an atomic.
  *
@@ -57,6 +59,8 @@ public class DelayedOperationPurgatory<T extends DelayedOperation> {
     /** Drives a foreign timer, as Kafka's ExpirationReaper does; null when the timer drives itself or the reaper is off. */
     private final Thread foreignTimerReaper;
     private final AtomicBoolean shutDown = new AtomicBoolean();
+    /** The name of core's purgatory and MBean, unique in the JVM (see {@link PurgatoryNames}). */
+    private final String coreName;
 
     public DelayedOperationPurgatory(String purgatoryName, Timer timer, int brokerId, boolean reaperEnabled) {
         this(purgatoryName, timer, brokerId, 1000, reaperEnabled, true);
@@ -92,7 +96,8 @@ public class DelayedOperationPurgatory<T extends DelayedOperation> {
         this.coreExpiry = wheel != null;
         // a foreign timer expires the operations itself (it runs DelayedOperation.run()): core's expiries
         // then wait on a timer that nobody advances, and completion takes them off it
-        this.core = DelayedOperation.corePurgatory(purgatoryName + "-broker" + brokerId, coreExpiry ? wheel : new MockTimer(),
+        this.coreName = PurgatoryNames.open(purgatoryName, brokerId);
+        this.core = DelayedOperation.corePurgatory(coreName, coreExpiry ? wheel : new MockTimer(),
                 Math.max(0, purgeInterval), reaperEnabled);
         this.metricsTags = Map.of("delayedOperation", purgatoryName);
         metricsGroup.newGauge("PurgatorySize", this::watched, metricsTags);
@@ -176,6 +181,7 @@ public class DelayedOperationPurgatory<T extends DelayedOperation> {
             foreignTimerReaper.join();
         }
         core.close();
+        PurgatoryNames.close(coreName);
         timeoutTimer.close();
         metricsGroup.removeMetric("PurgatorySize", metricsTags);
         metricsGroup.removeMetric("NumDelayedOperations", metricsTags);

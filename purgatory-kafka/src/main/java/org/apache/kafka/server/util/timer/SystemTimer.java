@@ -42,7 +42,7 @@ public class SystemTimer implements Timer {
     private volatile int waiting;
     private volatile boolean closed;
     /** The entry that tasks linked as their own nodes on this timer hold; tells this timer when they ran. */
-    private final TimerTaskEntry marker = new TimerTaskEntry(this::ran);
+    private final TimerTaskEntry marker = new TimerTaskEntry(this);
 
     /** A timer with Kafka's defaults: a 1 ms tick, 20 buckets per level. */
     public SystemTimer(String executorName) {
@@ -130,7 +130,8 @@ public class SystemTimer implements Timer {
         return wheel;
     }
 
-    private void ran() {
+    /** A task of this timer ran: {@link #advanceClock} reports it. */
+    void ran() {
         runs.incrementAndGet();
         if (waiting > 0) {
             synchronized (progress) {

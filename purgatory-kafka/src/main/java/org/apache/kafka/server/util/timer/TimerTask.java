@@ -37,9 +37,8 @@ public abstract class TimerTask extends KafkaTaskState implements Runnable {
     /** Removes the task from its timer, if it is in one; it then does not run (unless it already started). */
     public void cancel() {
         synchronized (this) {
-            TimerTaskEntry entry = timerTaskEntry;
+            leave(timerTaskEntry); // before the swap: a node finds its timer through its timer's marker
             timerTaskEntry = null;
-            leave(entry);
         }
     }
 
@@ -51,11 +50,10 @@ public abstract class TimerTask extends KafkaTaskState implements Runnable {
     /** Makes {@code entry} the task's entry, removing the one it replaces. Called by the entry's constructor. */
     final void setTimerTaskEntry(TimerTaskEntry entry) {
         synchronized (this) {
-            TimerTaskEntry previous = timerTaskEntry;
-            timerTaskEntry = entry;
-            if (previous != entry) {
-                leave(previous);
+            if (timerTaskEntry != entry) {
+                leave(timerTaskEntry);
             }
+            timerTaskEntry = entry;
         }
     }
 
@@ -72,12 +70,12 @@ public abstract class TimerTask extends KafkaTaskState implements Runnable {
      */
     final boolean addAsNode(io.purgatory.timer.Timer wheel, long delayMs, TimerTaskEntry marker) {
         synchronized (this) {
-            TimerTaskEntry previous = timerTaskEntry;
-            if (!purgatoryScheduleOnce(wheel, delayMs)) {
+            if (!purgatoryNodeUnused()) {
                 return false;
             }
-            timerTaskEntry = marker;
-            leave(previous);
+            leave(timerTaskEntry);
+            timerTaskEntry = marker; // first: from the add on, the node finds its timer through the marker
+            purgatorySchedule(wheel, delayMs);
             return true;
         }
     }
@@ -111,6 +109,13 @@ public abstract class TimerTask extends KafkaTaskState implements Runnable {
     @Override
     protected final long purgatoryDelayMs() {
         return Math.max(0, delayMs);
+    }
+
+    /** The core wheel of the SystemTimer whose marker the task holds, or null. */
+    @Override
+    protected final io.purgatory.timer.Timer purgatoryTimer() {
+        TimerTaskEntry entry = timerTaskEntry;
+        return entry == null ? null : entry.markerTimer();
     }
 
     /** The task's node is due on the module's SystemTimer: run it, and tell that timer. */

@@ -29,8 +29,8 @@ public final class TimerTaskEntry {
 
     /** The module's: the wheel node that runs this entry, or null if this entry is not on the module's SystemTimer. */
     private volatile io.purgatory.timer.TimerTask wheelNode;
-    /** The module's: for a SystemTimer's marker entry, what to tell that timer when one of its tasks ran; else null. */
-    private final Runnable onRan;
+    /** The module's: for a SystemTimer's marker entry, that timer; else null. */
+    private final SystemTimer markerOf;
 
     /**
      * Makes {@code timerTask}'s entry this one, removing its previous entry.
@@ -41,7 +41,7 @@ public final class TimerTaskEntry {
     public TimerTaskEntry(TimerTask timerTask, long expirationMs) {
         this.timerTask = timerTask;
         this.expirationMs = expirationMs;
-        this.onRan = null;
+        this.markerOf = null;
         if (timerTask != null) {
             timerTask.setTimerTaskEntry(this);
         }
@@ -68,21 +68,26 @@ public final class TimerTaskEntry {
      * The marker entry of one module SystemTimer: a task that is its own node on that timer holds it
      * as its entry. It holds no task and is never in a list.
      */
-    TimerTaskEntry(Runnable onRan) {
+    TimerTaskEntry(SystemTimer markerOf) {
         this.timerTask = null;
         this.expirationMs = -1;
-        this.onRan = onRan;
+        this.markerOf = markerOf;
     }
 
     /** True for a SystemTimer's marker entry. */
     boolean isNodeMarker() {
-        return onRan != null;
+        return markerOf != null;
+    }
+
+    /** For a marker entry, the core wheel of its SystemTimer; else null. */
+    io.purgatory.timer.Timer markerTimer() {
+        return markerOf == null ? null : markerOf.coreTimer();
     }
 
     /** Called after a task holding this entry ran on the module's SystemTimer. */
     void ran() {
-        if (onRan != null) {
-            onRan.run();
+        if (markerOf != null) {
+            markerOf.ran();
         }
     }
 
