@@ -1,0 +1,35 @@
+package io.purgatory.kafka.cluster;
+
+import java.nio.file.Path;
+
+/**
+ * The runtimes the cluster tests start brokers on, from the paths the build passes as system properties
+ * (purgatory-kafka-cluster/pom.xml): stock Kafka 4.4.0 and 4.3.1, and either with purgatory-kafka first.
+ */
+final class TestRuntimes {
+
+    private TestRuntimes() {
+    }
+
+    static KafkaRuntime stock(String kafkaVersion) {
+        return KafkaRuntime.stock(kafkaVersion, Path.of(property("purgatory.kafka.broker-classpath." + kafkaVersion)));
+    }
+
+    static KafkaRuntime module(String kafkaVersion) {
+        return stock(kafkaVersion).withModule(Path.of(property("purgatory.kafka.module-jar")));
+    }
+
+    /** Where a test's cluster keeps its files: under target/, one directory per test class and runtime. */
+    static Path clusterDirectory(String name) {
+        return Path.of(property("purgatory.kafka.cluster-dir")).resolve(name);
+    }
+
+    private static String property(String name) {
+        String value = System.getProperty(name);
+        if (value == null || value.isBlank()) {
+            throw new IllegalStateException("system property " + name + " is not set: run the cluster tests through Maven "
+                    + "(mvn -B -pl purgatory-kafka-cluster -am verify), which sets it");
+        }
+        return value;
+    }
+}
