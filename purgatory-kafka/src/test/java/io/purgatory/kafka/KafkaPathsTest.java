@@ -142,10 +142,10 @@ class KafkaPathsTest {
 
     /** Its second try (the one after watching) reads the flag, then waits until released, holding the lock. */
     static final class HeldOp extends DelayedOperation {
-        final CountDownLatch inSecondTry = new CountDownLatch(1);
-        final CountDownLatch release = new CountDownLatch(1);
-        final AtomicInteger tries = new AtomicInteger();
-        final AtomicInteger completions = new AtomicInteger();
+        private final CountDownLatch inSecondTry = new CountDownLatch(1);
+        private final CountDownLatch release = new CountDownLatch(1);
+        private final AtomicInteger tries = new AtomicInteger();
+        private final AtomicInteger completions = new AtomicInteger();
         volatile boolean ready;
         volatile boolean alwaysUnderLock = true;
 
