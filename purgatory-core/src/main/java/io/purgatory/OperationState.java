@@ -4,11 +4,10 @@ import io.purgatory.timer.Timer;
 import io.purgatory.timer.TimerNode;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.locks.LockSupport;
 
 /**
- * The state the purgatory keeps in every operation it parks, in the operation itself: its lock, how
- * it completed, its first watch-list entry, its other watches, and (as a {@link TimerNode}) its own
+ * The state the purgatory keeps in every operation it parks, in the operation itself: how it
+ * completed, its first watch-list entry, its other watches, and (as a {@link TimerNode}) its own
  * expiry in the timer's wheel. So a parked operation is one object, plus one {@link Watch} per key
  * after the first.
  *
@@ -21,8 +20,8 @@ import java.util.concurrent.locks.LockSupport;
  * cancel or add an operation's expiry: the node's {@link TimerNode.Control}, which only this class
  * can hold, adds and cancels it. A subclass implements the package-private hooks
  * ({@link #tryCompleteHook}, {@link #onCompleteHook}, {@link #onExpirationHook},
- * {@link #expiryDelayMs}; a bridge may override {@link #expiryDue} and {@link #expiryTimer}); only a
- * class of this package can.
+ * {@link #expiryDelayMs}, and the lock; a bridge may override {@link #expiryDue} and
+ * {@link #expiryTimer}); only a class of this package can.
  *
  * <h2>Exactly once</h2>
  * Completion happens under the lock and sets the completion from null to how it completed, once:
@@ -32,55 +31,34 @@ import java.util.concurrent.locks.LockSupport;
  * same time for one operation (KAFKA-19312).
  *
  * <h2>Thread-safety</h2>
- * Thread-safe. The lock (a lock of its own, which Error Prone's {@code @GuardedBy} cannot check: the
- * methods that rely on it assert {@link #isHeldByCurrentThread()}) guards {@code purgatory},
+ * Thread-safe. The operation's lock (which Error Prone's {@code @GuardedBy} cannot check: the methods
+ * that rely on it assert {@link #isHeldByCurrentThread()}) guards {@code purgatory},
  * {@code firstList}, {@code watches} and the writing of {@code completion} (which carries a
  * cancellation's reason), and is held while the try and the completion hooks run; {@code completion}
  * is volatile; {@code retryPending} is an atomic flag read and written without the lock (see
  * {@link #maybeTryComplete()}); {@code firstSlot} is guarded by {@code firstList}'s monitor.
  *
- * <p>The lock is built in rather than a {@code ReentrantLock} beside it: the field {@code owner} is
- * the holding thread's id (taken by compare-and-set, released by a volatile write) and, in its low
- * bits, its re-entry count, changed by the owner only. This keeps the operation one object
- * (a {@code ReentrantLock} is two more, about 48 bytes, and two more cache misses for every
- * operation that {@code checkAndComplete} walks past). A thread that must wait for the lock spins
- * briefly, then yields, then parks in {@code waiter} until {@code unlock} wakes it: the lock is only
- * ever held for one try or one completion.
+ * <p>The lock is the subclass's ({@link #lock()}, {@link #tryLock()}, {@link #unlock()},
+ * {@link #isHeldByCurrentThread()}, package-private): {@link DelayedOperation} has one built in, in
+ * its own fields; a bridge whose host class has a lock of its own (Kafka's {@code DelayedOperation}
+ * must keep its {@code ReentrantLock}) backs these four by that lock, so its operations carry one
+ * lock and take one per try, not two.
  */
 public abstract class OperationState extends TimerNode {
 
     /** Adds and cancels the expiries of operations; this class's alone (see {@link TimerNode.Control}). */
     private static final TimerNode.Control EXPIRY = TimerNode.Control.of(MethodHandles.lookup());
     private static final VarHandle RETRY_PENDING;
-    private static final VarHandle OWNER;
-    private static final VarHandle WAITER;
-    /** {@code owner} when no thread holds the lock; thread ids are positive. */
-    private static final long FREE = 0L;
-    /** The low bits of {@code owner} count the holds; the thread's id is above them. */
-    private static final int HOLD_BITS = 16;
-    private static final long HOLDS = (1L << HOLD_BITS) - 1;
-    /** How long a waiter that could not take the {@code waiter} slot parks before it looks again. */
-    private static final long POLL_NANOS = 100_000L;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             RETRY_PENDING = lookup.findVarHandle(OperationState.class, "retryPending", boolean.class);
-            WAITER = lookup.findVarHandle(OperationState.class, "waiter", Thread.class);
-            OWNER = lookup.findVarHandle(OperationState.class, "owner", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
-    /**
-     * The id of the thread holding the lock shifted left by {@value #HOLD_BITS}, plus how many times
-     * it holds it (the lock is re-entrant), or {@link #FREE}. An id rather than the {@code Thread}:
-     * taking the lock then stores no reference into the (usually old) operation, so the collector
-     * has no card to mark and refine for every operation a walk tries. Ids are below 2^47 (they
-     * count the threads the JVM has made).
-     */
-    private volatile long owner;
     /**
      * How the operation completed: null until it has, then a {@link Completion}, or a
      * {@link CancelledFor} holding the reason of a cancellation given one (the one case that
@@ -89,8 +67,6 @@ public abstract class OperationState extends TimerNode {
     private volatile Object completion;
     /** Set by a thread that wanted to retry the try but found the lock taken. */
     private volatile boolean retryPending;
-    /** A thread parked in {@link #lock()} until {@link #unlock()} wakes it; at most one at a time. */
-    private volatile Thread waiter;
 
     /** The purgatory this operation was offered to, or null. Guarded by lock. */
     DelayedOperationPurgatory<?> purgatory;
@@ -319,119 +295,32 @@ public abstract class OperationState extends TimerNode {
     }
 
     /**
-     * Takes the lock, waiting for it if another thread holds it: spins, then yields, then parks
-     * until {@link #unlock()} wakes it. One waiter at a time parks that way; a further concurrent
-     * waiter (rare: three threads on one operation) polls with parks of {@value #POLL_NANOS} ns.
+     * Takes the lock, waiting for it if another thread holds it. Re-entrant: the holder may take it
+     * again, and releases it as often as it took it. The lock is the subclass's: {@link DelayedOperation}'s
+     * is built in; a bridge of this package (purgatory-kafka's {@code KafkaTaskState}) backs it by its
+     * host's own lock (Kafka's {@code ReentrantLock}), so that an operation has one lock, not two.
+     * Whatever the lock, the retry protocol of {@link #maybeTryComplete()} holds only if every path
+     * that holds it calls {@link #retryIfPending()} after releasing it.
      */
-    @SuppressWarnings("ThreadPriorityCheck") // a bounded yield before parking, not a wait on the scheduler
-    final void lock() {
-        for (int attempt = 0; attempt < 128; attempt++) {
-            if (tryLock()) {
-                return;
-            }
-            if (attempt < 64) {
-                Thread.onSpinWait();
-            } else {
-                Thread.yield();
-            }
-        }
-        lockParked();
-    }
+    abstract void lock();
+
+    /** Takes the lock if it is free or already held by this thread; never waits. */
+    abstract boolean tryLock();
 
     /**
-     * The slow path of {@link #lock()}: parks until {@link #unlock()} wakes it, until it has the lock.
-     * Visible for testing: the model checker (OperationLockLincheckTest) enters it directly, as the
-     * spins before it are more steps than an exhaustive search of interleavings can afford.
-     */
-    final void lockParked() {
-        boolean interrupted = false;
-        while (!tryLock()) {
-            if (!parkForUnlock()) {
-                LockSupport.parkNanos(this, POLL_NANOS); // another thread parks in the slot: poll
-            }
-            interrupted |= Thread.interrupted(); // keep waiting; the interrupt is restored below
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    /**
-     * Parks in the {@code waiter} slot until the lock may be free, if the slot is free. The waiter
-     * publishes itself, then reads {@code owner}; the unlocker clears {@code owner}, then reads
-     * {@code waiter}: both volatile, so at least one of them sees the other's write, and a release
-     * is never missed. A thread that finds the slot taken polls instead, in {@link #lockParked()}: a
-     * separate step, so that the model checker can let that timed park time out while this one parks
-     * in earnest (see OperationLockLincheckTest).
-     *
-     * @return false if another thread holds the slot (this one did not park)
-     */
-    private boolean parkForUnlock() {
-        if (!WAITER.compareAndSet(this, null, Thread.currentThread())) {
-            return false;
-        }
-        try {
-            if (owner != FREE) {
-                LockSupport.park(this);
-            }
-        } finally {
-            waiter = null;
-        }
-        return true;
-    }
-
-    /**
-     * True if this thread holds the lock. Error Prone's {@code @GuardedBy} knows {@code synchronized}
-     * and {@code java.util.concurrent.locks.Lock} only, not a lock of its own like this one: the
-     * methods that touch the fields this lock guards assert it instead (surefire runs with
-     * assertions on).
-     */
-    final boolean isHeldByCurrentThread() {
-        return owner >>> HOLD_BITS == Thread.currentThread().getId();
-    }
-
-    /**
-     * Takes the lock if it is free or already held by this thread.
-     *
-     * @throws IllegalMonitorStateException if this thread already holds it 65,535 times
-     */
-    final boolean tryLock() {
-        long me = Thread.currentThread().getId() << HOLD_BITS;
-        long current = owner;
-        if (current == FREE) {
-            return OWNER.compareAndSet(this, FREE, me | 1);
-        }
-        if ((current & ~HOLDS) != me) {
-            return false;
-        }
-        if ((current & HOLDS) == HOLDS) {
-            throw new IllegalMonitorStateException("operation lock held too often by " + Thread.currentThread().getName());
-        }
-        OWNER.setOpaque(this, current + 1); // only the owner writes while it holds: others see it held either way
-        return true;
-    }
-
-    /**
-     * Releases one hold; the last one frees the lock with a volatile write, which publishes what
-     * the holder wrote and comes before its read of {@code retryPending}.
+     * Releases one hold; the last one frees the lock, publishing what the holder wrote, before the
+     * holder's read of {@code retryPending}.
      *
      * @throws IllegalMonitorStateException if this thread does not hold the lock
      */
-    final void unlock() {
-        long current = owner;
-        if (current >>> HOLD_BITS != Thread.currentThread().getId()) {
-            throw new IllegalMonitorStateException("operation lock not held by " + Thread.currentThread().getName());
-        }
-        if ((current & HOLDS) != 1) {
-            OWNER.setOpaque(this, current - 1);
-        } else {
-            owner = FREE;
-            Thread parked = waiter;
-            if (parked != null) {
-                LockSupport.unpark(parked);
-            }
-        }
-    }
+    abstract void unlock();
+
+    /**
+     * True if this thread holds the lock. Error Prone's {@code @GuardedBy} cannot check a lock that
+     * a subclass supplies: the methods that touch the fields this lock guards assert this instead
+     * (surefire runs with assertions on).
+     */
+    abstract boolean isHeldByCurrentThread();
 
     /** The completion of an operation cancelled with a reason. Immutable. */
     private record CancelledFor(Object reason) {

@@ -2,6 +2,7 @@ package io.purgatory;
 
 import io.purgatory.timer.Timer;
 import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * purgatory-kafka's bridge into purgatory-core: Kafka's {@code TimerTask} extends it, so every Kafka
@@ -19,8 +20,11 @@ import java.util.List;
  * then {@code onExpiration}), or a plain Kafka timer task added to the module's {@code SystemTimer}
  * (its node runs {@link #purgatoryRunDue()}).
  *
- * <p>Thread-safety: that of {@link OperationState}; the node is scheduled and cancelled through its
- * timer, from any thread.
+ * <p>The state's lock is the host's ({@link #purgatoryLock()}: Kafka's {@code ReentrantLock}), so a
+ * Kafka operation carries one lock, and each try takes it once.
+ *
+ * <p>Thread-safety: that of {@link OperationState}, with {@link #purgatoryLock()} as the lock; the
+ * node is scheduled and cancelled through its timer, from any thread.
  */
 public abstract class KafkaTaskState extends OperationState {
 
@@ -29,7 +33,7 @@ public abstract class KafkaTaskState extends OperationState {
 
     // --- the hooks, as Kafka's classes implement them ---
 
-    /** The try, under the state's lock: Kafka's {@code DelayedOperation} takes its own lock and calls {@code tryComplete()}. */
+    /** The try, under the state's lock ({@link #purgatoryLock()}): Kafka's {@code DelayedOperation} calls {@code tryComplete()}. */
     protected abstract boolean purgatoryTryComplete();
 
     /** Runs once, under the state's lock, when the operation completes; {@link #purgatoryCompletion()} says how. */
@@ -46,6 +50,14 @@ public abstract class KafkaTaskState extends OperationState {
 
     /** The core timer a plain task (not offered to a purgatory) was linked into, or null. */
     protected abstract Timer purgatoryTimer();
+
+    /**
+     * The lock of the operation's state: Kafka's {@code DelayedOperation.lock}, the same object every
+     * time. The core takes it around the try and the completion, so an operation has this one lock.
+     *
+     * @throws IllegalStateException on a plain timer task, which is never tried nor completed
+     */
+    protected abstract ReentrantLock purgatoryLock();
 
     @Override
     final boolean tryCompleteHook() {
@@ -68,6 +80,26 @@ public abstract class KafkaTaskState extends OperationState {
     }
 
     @Override
+    final void lock() {
+        purgatoryLock().lock();
+    }
+
+    @Override
+    final boolean tryLock() {
+        return purgatoryLock().tryLock();
+    }
+
+    @Override
+    final void unlock() {
+        purgatoryLock().unlock();
+    }
+
+    @Override
+    final boolean isHeldByCurrentThread() {
+        return purgatoryLock().isHeldByCurrentThread();
+    }
+
+    @Override
     final Timer expiryTimer() {
         return purgatory != null ? super.expiryTimer() : purgatoryTimer();
     }
@@ -86,6 +118,17 @@ public abstract class KafkaTaskState extends OperationState {
     /** Completes the operation ({@link Completion#COMPLETED}) if nothing did yet: cancels its expiry, runs the completion hook. */
     protected final boolean purgatoryComplete() {
         return complete(Completion.COMPLETED, null);
+    }
+
+    /**
+     * For a path that took {@link #purgatoryLock()} itself (Kafka's {@code safeTryComplete}), after it
+     * released it: runs the try once more if a {@code checkAndComplete} found the lock held
+     * meanwhile and asked the holder to retry, so that its wake-up is not lost.
+     *
+     * @return true if this call completed the operation
+     */
+    protected final boolean purgatoryRetryIfPending() {
+        return retryIfPending();
     }
 
     /** How the operation completed, or null while it has not. */

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.management.ObjectName;
 import org.apache.kafka.server.metrics.KafkaYammerMetrics;
@@ -110,6 +111,74 @@ class KafkaPathsTest {
         assertEquals(1, op.completions.get());
         assertEquals(0, p.numDelayed());
         assertEquals(0, p.checkAndComplete(P1), "a completed operation is not completed again");
+    }
+
+    /**
+     * The operation's state has one lock, Kafka's {@code lock}: a {@code checkAndComplete} that finds
+     * it held while {@code tryCompleteElseWatch} runs the try after watching cannot take it, and asks
+     * for a retry; the offering thread honours it after releasing {@code lock}, so the wake-up is not
+     * lost and the operation completes once.
+     */
+    @Test
+    void aCheckThatFindsKafkasLockHeldIsRetriedByItsHolder() throws Exception {
+        DelayedOperationPurgatory<HeldOp> p = purgatory("one-lock");
+        HeldOp op = new HeldOp();
+        AtomicInteger offered = new AtomicInteger(-1);
+        Thread offering = new Thread(() -> offered.set(p.tryCompleteElseWatch(op, List.of(P0)) ? 1 : 0));
+        offering.start();
+        assertTrue(op.inSecondTry.await(10, TimeUnit.SECONDS), "the offering thread reached its try after watching");
+        op.ready = true;
+        assertEquals(0, p.checkAndComplete(P0), "the check cannot take the lock the offering thread holds");
+        assertFalse(op.isCompleted());
+        op.release.countDown();
+        offering.join(10_000);
+        assertFalse(offering.isAlive());
+        assertTrue(op.isCompleted(), "the holder retried after releasing lock");
+        assertEquals(1, offered.get());
+        assertEquals(1, op.completions.get());
+        assertTrue(op.alwaysUnderLock, "tryComplete ran with lock held, every time");
+        assertEquals(0, p.numDelayed());
+    }
+
+    /** Its second try (the one after watching) reads the flag, then waits until released, holding the lock. */
+    static final class HeldOp extends DelayedOperation {
+        private final CountDownLatch inSecondTry = new CountDownLatch(1);
+        private final CountDownLatch release = new CountDownLatch(1);
+        private final AtomicInteger tries = new AtomicInteger();
+        private final AtomicInteger completions = new AtomicInteger();
+        volatile boolean ready;
+        volatile boolean alwaysUnderLock = true;
+
+        HeldOp() {
+            super(100_000);
+        }
+
+        @Override
+        public boolean tryComplete() {
+            alwaysUnderLock &= lock.isHeldByCurrentThread();
+            boolean now = ready;
+            if (tries.incrementAndGet() == 2) {
+                inSecondTry.countDown();
+                try {
+                    if (!release.await(10, TimeUnit.SECONDS)) {
+                        throw new IllegalStateException("never released");
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+            return now && forceComplete();
+        }
+
+        @Override
+        public void onComplete() {
+            completions.incrementAndGet();
+        }
+
+        @Override
+        public void onExpiration() {
+        }
     }
 
     @Test

@@ -9,7 +9,7 @@ import org.apache.kafka.server.util.timer.TimerTask;
  * Kafka's delayed operation (kafka-server-common 4.4.0), whose state is purgatory-core's: through
  * Kafka's {@link TimerTask} it carries the core operation state (completion, its first watch entry,
  * its node in the timer's wheel), so a parked operation is this one object, plus Kafka's
- * {@link #lock}.
+ * {@link #lock}, which is the state's lock too.
  *
  * <p><b>Kafka's contract, kept.</b> Subclasses implement {@link #tryComplete()} (if the condition holds,
  * call {@link #forceComplete()} and return its result), {@link #onComplete()} and
@@ -27,10 +27,13 @@ import org.apache.kafka.server.util.timer.TimerTask;
  * its own expiry node: never early (deadlines round up to the tick), unlinked as soon as it completes,
  * and no {@code TimerTaskEntry} per operation.
  *
- * <p><b>Limit.</b> Core's state has a lock of its own, taken before {@link #lock} around
- * {@code tryComplete}: code that holds {@code lock} must not call {@code forceComplete()} while another
- * thread may call the purgatory's {@code checkAndComplete} for the operation (no Kafka 4.4 class takes
- * {@code lock} outside {@code tryComplete}).
+ * <p><b>One lock.</b> The core state's lock is {@link #lock} itself: the purgatory takes it (with
+ * {@code tryLock} in {@code checkAndComplete}, as Kafka does) around {@code tryComplete} and the
+ * completion, so a try takes one lock and the operation carries no second one. A
+ * {@code checkAndComplete} that finds {@code lock} held asks the holder to try again; the purgatory's
+ * paths and {@code safeTryComplete} honour that after releasing it. Code of a subclass that holds
+ * {@code lock} itself does not (as in Kafka): a condition change signalled meanwhile waits for the next
+ * {@code checkAndComplete} or the expiry.
  *
  * <p>Thread-safe: {@code lock} as in Kafka; the state is core's, thread-safe.
  */
@@ -69,31 +72,41 @@ public abstract class DelayedOperation extends TimerTask {
     public abstract boolean tryComplete();
 
     /**
-     * Under {@link #lock}: tries to complete; if it cannot, runs {@code action} and tries again.
+     * Under {@link #lock}: tries to complete; if it cannot, runs {@code action} and tries again; then
+     * once more if a {@code checkAndComplete} found the lock held meanwhile.
      *
-     * @return whether the operation completed
+     * @return whether a try completed the operation
      */
     boolean safeTryCompleteOrElse(Action action) {
+        boolean completed;
         lock.lock();
         try {
-            if (tryComplete()) {
-                return true;
+            completed = tryComplete();
+            if (!completed) {
+                action.apply();
+                completed = tryComplete();
             }
-            action.apply();
-            return tryComplete();
         } finally {
             lock.unlock();
         }
+        return purgatoryRetryIfPending() || completed;
     }
 
-    /** {@link #tryComplete()} under {@link #lock}. */
+    /**
+     * {@link #tryComplete()} under {@link #lock}; then once more if a {@code checkAndComplete} found
+     * the lock held meanwhile (Kafka's own loses that retry).
+     *
+     * @return whether a try completed the operation
+     */
     boolean safeTryComplete() {
+        boolean completed;
         lock.lock();
         try {
-            return tryComplete();
+            completed = tryComplete();
         } finally {
             lock.unlock();
         }
+        return purgatoryRetryIfPending() || completed;
     }
 
     /** The expiry, as a foreign timer runs it at the deadline: completes the operation, then calls {@link #onExpiration()}. */
@@ -111,14 +124,15 @@ public abstract class DelayedOperation extends TimerTask {
 
     // --- purgatory-core's hooks ---
 
+    /** The core calls it with {@link #lock} held: the state's lock is {@link #lock}. */
     @Override
     protected final boolean purgatoryTryComplete() {
-        lock.lock();
-        try {
-            return tryComplete();
-        } finally {
-            lock.unlock();
-        }
+        return tryComplete();
+    }
+
+    @Override
+    protected final ReentrantLock purgatoryLock() {
+        return lock;
     }
 
     @Override
