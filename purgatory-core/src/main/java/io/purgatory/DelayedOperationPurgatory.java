@@ -568,8 +568,9 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
         }
         op.watches = null;
         delayed.decrement();
-        if (counts.tombstones.addAndGet(released) > purgeInterval) {
-            requestPurge();
+        long tombstones = counts.tombstones.addAndGet(released);
+        if (tombstones > purgeInterval && (purgeReaper == null || tombstones - released <= purgeInterval)) {
+            requestPurge(); // the reaper is woken once per crossing: it looks at the count again after each purge
         }
     }
 
