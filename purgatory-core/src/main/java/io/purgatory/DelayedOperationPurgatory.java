@@ -118,6 +118,12 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
     private final Thread purgeReaper;
     private final boolean mbeanRegistered;
     private volatile boolean closed;
+    /**
+     * Whether the purge reaper is parked until woken (not purging, not resting): only then does a
+     * completion past the threshold unpark it. Written by the reaper before it reads the count and
+     * parks, read by completions after they count, so one of the two sees the other.
+     */
+    private volatile boolean reaperIdle;
 
     /** A purgatory with its own {@link SystemTimer}, purgeInterval 1000 and its reaper thread. */
     public DelayedOperationPurgatory(String name) {
@@ -568,8 +574,8 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
         }
         op.watches = null;
         delayed.decrement();
-        if (counts.tombstones.addAndGet(released) > purgeInterval) {
-            requestPurge();
+        if (counts.tombstones.addAndGet(released) > purgeInterval && (purgeReaper == null || reaperIdle)) {
+            requestPurge(); // a purging or resting reaper reads the count again when it is done: no wake-up
         }
     }
 
@@ -633,10 +639,12 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
      */
     private void reapPurges() {
         while (!closed) {
+            reaperIdle = true;
             if (counts.tombstones.get() <= purgeInterval) {
-                LockSupport.park(this); // a completion that crosses the threshold unparks it after counting
+                LockSupport.park(this); // a completion past the threshold unparks it after counting
                 continue;
             }
+            reaperIdle = false;
             long start = System.nanoTime();
             purge();
             long restUntil = System.nanoTime() + PURGE_REST_FACTOR * (System.nanoTime() - start);
