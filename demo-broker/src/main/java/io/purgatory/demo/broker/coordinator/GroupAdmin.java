@@ -22,9 +22,9 @@ import org.slf4j.LoggerFactory;
  * dashboard), DeleteGroups, OffsetFetch and OffsetDelete, as Kafka's classic coordinator answers
  * them; and the offsets' housekeeping, {@link #expireOffsets} (Kafka's
  * {@code offsets.retention.minutes}, run periodically by the broker) and {@link #topicDeleted}.
- * None of these moves a group's state machine: a group emptied of offsets may be removed
- * ({@link GroupRegistry#maybeRemove}), nothing else. What it returns is a copy, read under the
- * group's monitor.
+ * None of these moves a group's state machine: the most they do is remove an empty group (one
+ * deleted, or left without offsets: {@link GroupRegistry#maybeRemove}). What they return is a
+ * copy, read under the group's monitor.
  *
  * <p>Thread-safe: each group is read and changed under its monitor, through the
  * {@link GroupRegistry} it shares with the {@link GroupCoordinator}.
