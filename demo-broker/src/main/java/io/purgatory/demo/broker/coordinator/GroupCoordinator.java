@@ -703,10 +703,6 @@ public final class GroupCoordinator implements GroupMembership, AutoCloseable {
         return purgatories.metrics();
     }
 
-    public PurgatoryMetrics rebalancePurgatoryMetrics() {
-        return rebalancePurgatory.metrics();
-    }
-
     public PurgatoryMetrics heartbeatPurgatoryMetrics() {
         return heartbeatPurgatory.metrics();
     }
