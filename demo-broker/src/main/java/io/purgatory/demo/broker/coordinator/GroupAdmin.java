@@ -30,8 +30,7 @@ import org.slf4j.LoggerFactory;
  * {@link GroupRegistry} it shares with the {@link GroupCoordinator}.
  */
 public final class GroupAdmin {
-    /** The coordinator's logger: these lines read as the coordinator's. */
-    private static final Logger LOG = LoggerFactory.getLogger(GroupCoordinator.class);
+    private static final Logger LOG = LoggerFactory.getLogger(GroupAdmin.class);
     private static final byte[] NO_BYTES = new byte[0];
 
     private final GroupRegistry groups;

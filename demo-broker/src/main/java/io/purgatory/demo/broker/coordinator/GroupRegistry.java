@@ -25,8 +25,7 @@ import org.slf4j.LoggerFactory;
  * {@code groupsLock} (taken after a group's monitor, never before); {@code closed} is volatile.
  */
 final class GroupRegistry {
-    /** The coordinator's logger: the refusals read as the coordinator's. */
-    private static final Logger LOG = LoggerFactory.getLogger(GroupCoordinator.class);
+    private static final Logger LOG = LoggerFactory.getLogger(GroupRegistry.class);
     /** A refused group creation is logged at most once per this period, with a count of the others. */
     private static final long WARNING_PERIOD_MS = 10_000;
 
