@@ -57,14 +57,17 @@ class PurgatoriesTest {
 
         assertEquals(Completion.CLOSED, a.completion());
         assertEquals(Completion.CLOSED, b.completion());
+        assertEquals(List.of(true, true), List.of(a.expired, b.expired), "each told it expired");
     }
 
     private DelayedOperationPurgatory<Parked> onManualTime(String name) {
         return DelayedOperationPurgatory.<Parked>builder(name).timer(timer).reaperEnabled(false).build();
     }
 
-    /** An operation that waits until its timeout, an hour away. */
+    /** An operation that waits until its timeout, an hour away, and records that it expired. */
     private static final class Parked extends DelayedOperation {
+        private volatile boolean expired;
+
         Parked() {
             super(3_600_000);
         }
@@ -75,11 +78,12 @@ class PurgatoriesTest {
         }
 
         @Override
-        public void onComplete() {
+        public void onExpiration() {
+            expired = true;
         }
 
         @Override
-        public void onExpiration() {
+        public void onComplete() {
         }
     }
 }
