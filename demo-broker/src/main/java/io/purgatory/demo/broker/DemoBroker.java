@@ -123,7 +123,7 @@ public final class DemoBroker implements AutoCloseable {
     /** One offset retention check; a failure is logged and the next check runs as planned. */
     private void expireOffsets() {
         try {
-            coordinator.expireOffsets();
+            coordinator.admin().expireOffsets();
         } catch (RuntimeException e) {
             LOG.error("offset retention check failed; the next one runs in {} ms", config.offsetsRetentionCheckIntervalMs(), e);
         }

@@ -85,10 +85,10 @@ class AdminApiVersionsTest {
             CreatableTopicResult created = ((CreateTopicsResponse) answer(client, new CreateTopicsRequest.Builder(create).build(version)))
                     .data().topics().find(name);
             assertEquals(Errors.NONE.code(), created.errorCode(), "CreateTopics v" + version);
-            assertEquals(2, broker.replicaManager().topic(name).partitions().size());
-            assertEquals(2, broker.replicaManager().topic(name).replicationFactor());
+            assertEquals(2, broker.replicaManager().topics().topic(name).partitions().size());
+            assertEquals(2, broker.replicaManager().topics().topic(name).replicationFactor());
             if (version >= 7) {
-                assertEquals(broker.replicaManager().topic(name).id(), created.topicId());
+                assertEquals(broker.replicaManager().topics().topic(name).id(), created.topicId());
             }
         }
         java.util.Iterator<String> toGrow = names.iterator();
@@ -98,21 +98,21 @@ class AdminApiVersionsTest {
             grow.topics().add(new CreatePartitionsTopic().setName(name).setCount(5).setAssignments(null));
             CreatePartitionsResponse grown = (CreatePartitionsResponse) answer(client, new CreatePartitionsRequest.Builder(grow).build(version));
             assertEquals(Errors.NONE.code(), grown.data().results().get(0).errorCode(), "CreatePartitions v" + version);
-            assertEquals(5, broker.replicaManager().topic(name).partitions().size());
+            assertEquals(5, broker.replicaManager().topics().topic(name).partitions().size());
         }
         java.util.Iterator<String> toDelete = names.iterator();
         for (short version : versions(ApiKeys.DELETE_TOPICS)) {
             String name = toDelete.next();
             DeleteTopicsRequestData delete = new DeleteTopicsRequestData().setTimeoutMs(30_000);
             if (version >= 6) {
-                Uuid id = broker.replicaManager().topic(name).id();
+                Uuid id = broker.replicaManager().topics().topic(name).id();
                 delete.setTopics(List.of(new DeleteTopicState().setTopicId(id)));
             } else {
                 delete.setTopicNames(List.of(name));
             }
             DeleteTopicsResponse deleted = (DeleteTopicsResponse) answer(client, new DeleteTopicsRequest.Builder(delete).build(version));
             assertEquals(Errors.NONE.code(), deleted.data().responses().iterator().next().errorCode(), "DeleteTopics v" + version);
-            assertEquals(null, broker.replicaManager().topic(name));
+            assertEquals(null, broker.replicaManager().topics().topic(name));
         }
     }
 
@@ -185,13 +185,13 @@ class AdminApiVersionsTest {
             var sent = producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>("fresh", "k", "v")).get();
             assertEquals(0, sent.offset());
         }
-        assertEquals(1, broker.replicaManager().topic("fresh").partitions().size(), "--num-partitions, 1 by default");
+        assertEquals(1, broker.replicaManager().topics().topic("fresh").partitions().size(), "--num-partitions, 1 by default");
         WireClient client = brokers.connect();
         MetadataRequestData badName = new MetadataRequestData().setAllowAutoTopicCreation(true)
                 .setTopics(List.of(new MetadataRequestTopic().setName("bad name")));
         MetadataResponse response = (MetadataResponse) answer(client, new MetadataRequest(badName, (short) 12));
         assertEquals(Errors.INVALID_TOPIC_EXCEPTION, response.topicMetadata().iterator().next().error());
-        assertTrue(broker.replicaManager().topic("bad name") == null);
+        assertTrue(broker.replicaManager().topics().topic("bad name") == null);
     }
 
     @Test

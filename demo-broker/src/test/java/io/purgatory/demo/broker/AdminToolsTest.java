@@ -73,13 +73,13 @@ class AdminToolsTest {
                 succeeded(topics("--create", "--topic", "orders", "--partitions", "4", "--config", "min.insync.replicas=3")).out());
         assertEquals("demo\norders\n", succeeded(topics("--list")).out());
         String described = succeeded(topics("--describe", "--topic", "orders")).out();
-        assertTrue(described.contains("Topic: orders\tTopicId: " + broker.replicaManager().topic("orders").id()
+        assertTrue(described.contains("Topic: orders\tTopicId: " + broker.replicaManager().topics().topic("orders").id()
                 + "\tPartitionCount: 4\tReplicationFactor: 3\tConfigs: "), described);
         assertTrue(described.contains("min.insync.replicas=3"), described);
         assertTrue(described.contains("Topic: orders\tPartition: 3\tLeader: 0\tReplicas: 0,1,2\tIsr: 0,1,2"), described);
 
         succeeded(topics("--alter", "--topic", "orders", "--partitions", "6"));
-        assertEquals(6, broker.replicaManager().topic("orders").partitions().size());
+        assertEquals(6, broker.replicaManager().topics().topic("orders").partitions().size());
         assertTrue(succeeded(topics("--describe", "--topic", "orders")).out().contains("PartitionCount: 6"));
 
         KafkaTools.Run again = topics("--create", "--topic", "orders", "--partitions", "1");
@@ -91,7 +91,7 @@ class AdminToolsTest {
 
         succeeded(topics("--delete", "--topic", "orders"));
         assertEquals("demo\n", succeeded(topics("--list")).out());
-        assertEquals(null, broker.replicaManager().topic("orders"));
+        assertEquals(null, broker.replicaManager().topics().topic("orders"));
     }
 
     @Test

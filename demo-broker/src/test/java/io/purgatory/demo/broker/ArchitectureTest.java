@@ -29,7 +29,8 @@ import org.junit.jupiter.api.Test;
  * dispatcher, one handler per API and the delayed operations they park), {@code coordinator} (the
  * classic group coordinator with its rebalance and heartbeat purgatories), {@code replication}
  * (the simulated followers), {@code cluster} (partition and replica state), {@code log} (the
- * in-memory log and record validation), and beside them {@code metrics} (counters and throttled warnings, which the coordinator uses too) and
+ * in-memory log and record validation), and beside them {@code metrics} (counters, throttled
+ * warnings and each owner's registry of its purgatories, which the coordinator uses too) and
  * {@code config} (settings). Each layer uses only the ones below it; Netty stays in the network
  * and dashboard layers; the network layer knows nothing of the purgatory.
  *

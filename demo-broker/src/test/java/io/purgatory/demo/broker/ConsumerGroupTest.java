@@ -115,7 +115,7 @@ class ConsumerGroupTest {
                 all.addAll(c.assignment());
                 total += c.assignment().size();
             }
-            return all.size() == 3 && total == 3 && broker.coordinator().describeGroup("g").state() == GroupState.STABLE;
+            return all.size() == 3 && total == 3 && broker.coordinator().admin().describeGroup("g").state() == GroupState.STABLE;
         });
     }
 
@@ -164,7 +164,7 @@ class ConsumerGroupTest {
         soon().atMost(Duration.ofSeconds(30)).until(() -> broker.coordinator().membersExpired() == expiredBefore + 1);
         balanced(List.of(a, b));
         everyRecordReadOnce();
-        assertTrue(broker.coordinator().describeGroup("g").members().stream().noneMatch(m -> m.memberId().equals(crashing.memberId())));
+        assertTrue(broker.coordinator().admin().describeGroup("g").members().stream().noneMatch(m -> m.memberId().equals(crashing.memberId())));
     }
 
     @Test
@@ -176,8 +176,8 @@ class ConsumerGroupTest {
         assertEquals(Errors.NONE.code(), silent.join(TOPIC).errorCode());
         long expiredBefore = broker.coordinator().membersExpired();
         // no SyncGroup: once the group's rebalance timeout (a's 3 s) passes, the DelayedSync removes it and a rebalances alone
-        soon().atMost(Duration.ofSeconds(30)).until(() -> broker.coordinator().describeGroup("g").members().size() == 1
-                && broker.coordinator().describeGroup("g").state() == GroupState.STABLE);
+        soon().atMost(Duration.ofSeconds(30)).until(() -> broker.coordinator().admin().describeGroup("g").members().size() == 1
+                && broker.coordinator().admin().describeGroup("g").state() == GroupState.STABLE);
         assertEquals(expiredBefore, broker.coordinator().membersExpired(), "not a session expiry");
         balanced(List.of(a));
         produce(9);
@@ -192,7 +192,7 @@ class ConsumerGroupTest {
         everyRecordReadOnce();
         a.close();
         consumers.remove(a);
-        soon().until(() -> broker.coordinator().describeGroup("g").state() == GroupState.EMPTY);
+        soon().until(() -> broker.coordinator().admin().describeGroup("g").state() == GroupState.EMPTY);
 
         produce(15);
         GroupConsumer b = consumer("b", Map.of());
@@ -209,13 +209,13 @@ class ConsumerGroupTest {
         GroupConsumer b = consumer("b", s2);
         balanced(List.of(a, b));
         Set<TopicPartition> before = b.assignment();
-        int generation = broker.coordinator().describeGroup("g").generationId();
+        int generation = broker.coordinator().admin().describeGroup("g").generationId();
 
         b.close(); // a static member does not leave on close
         consumers.remove(b);
         GroupConsumer restarted = consumer("b2", s2);
         soon().until(() -> restarted.assignment().equals(before));
-        assertEquals(generation, broker.coordinator().describeGroup("g").generationId(), "no rebalance");
+        assertEquals(generation, broker.coordinator().admin().describeGroup("g").generationId(), "no rebalance");
         produce(30);
         everyRecordReadOnce();
     }

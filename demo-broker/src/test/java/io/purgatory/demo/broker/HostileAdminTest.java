@@ -82,7 +82,7 @@ class HostileAdminTest {
         CreatableTopicResult result = create(List.of(topic("huge", 100_000, 3))).get(0);
         assertEquals(Errors.POLICY_VIOLATION, error(result));
         assertEquals("Excessively large number of partitions per request.", result.errorMessage());
-        assertEquals(3, broker.replicaManager().partitionCount(), "nothing created");
+        assertEquals(3, broker.replicaManager().topics().partitionCount(), "nothing created");
     }
 
     @Test
@@ -95,7 +95,7 @@ class HostileAdminTest {
         List<CreatableTopicResult> results = create(topics);
         assertEquals(10_000, results.size());
         assertTrue(results.stream().allMatch(result -> error(result) == Errors.POLICY_VIOLATION), results.get(0)::toString);
-        assertEquals(1, broker.replicaManager().topics().size(), "nothing created");
+        assertEquals(1, broker.replicaManager().topics().all().size(), "nothing created");
     }
 
     @Test
@@ -110,7 +110,7 @@ class HostileAdminTest {
         hostile.send(new CreateTopicsRequest.Builder(data).build((short) 7), HostileAdminTest::sameNames);
         Waits.soon().until(() -> hostile.closedByBroker().isDone());
         assertEquals(Errors.NONE, error(create(List.of(topic("after", 1, 1))).get(0)), "other connections are served");
-        assertEquals(List.of("after", "demo"), broker.replicaManager().topics().stream().map(t -> t.name()).toList());
+        assertEquals(List.of("after", "demo"), broker.replicaManager().topics().all().stream().map(t -> t.name()).toList());
     }
 
     /** Rewrites every "tNNNNN" in a request to "t00000". */
@@ -139,7 +139,7 @@ class HostileAdminTest {
         CreatePartitionsResponse grown = (CreatePartitionsResponse) DemoBrokerTest.answer(
                 client.send(new CreatePartitionsRequest.Builder(grow).build())).response();
         assertEquals(Errors.POLICY_VIOLATION.code(), grown.data().results().get(0).errorCode());
-        assertEquals(13, broker.replicaManager().partitionCount());
+        assertEquals(13, broker.replicaManager().topics().partitionCount());
     }
 
     @Test
@@ -159,7 +159,7 @@ class HostileAdminTest {
                 Errors.INVALID_REPLICATION_FACTOR, Errors.INVALID_REPLICATION_FACTOR, Errors.INVALID_REQUEST, Errors.TOPIC_ALREADY_EXISTS,
                 Errors.NONE, Errors.INVALID_CONFIG, Errors.INVALID_CONFIG, Errors.INVALID_CONFIG, Errors.INVALID_CONFIG), errors);
         assertTrue(create(List.of(topic("demo_x", 1, 1))).get(0).errorMessage().contains("collides with existing topic: demo.x"));
-        assertEquals(List.of("demo", "demo.x"), broker.replicaManager().topics().stream().map(t -> t.name()).toList());
+        assertEquals(List.of("demo", "demo.x"), broker.replicaManager().topics().all().stream().map(t -> t.name()).toList());
     }
 
     private static CreateTopicsRequestData.CreatableTopicConfigCollection configs(String name, String value) {
@@ -233,7 +233,7 @@ class HostileAdminTest {
         assertEquals(0, broker.replicaManager().fetchPurgatoryMetrics().delayed());
         assertEquals(0, broker.replicaManager().producePurgatoryMetrics().expired(), "every produce answered before its timeout");
         assertEquals(0, broker.replicaManager().fetchPurgatoryMetrics().expired(), "every fetch answered before its max wait");
-        assertEquals(3, broker.replicaManager().partitionCount(), "only demo's partitions are left");
+        assertEquals(3, broker.replicaManager().topics().partitionCount(), "only demo's partitions are left");
         MetadataResponse metadata = (MetadataResponse) DemoBrokerTest.answer(client.send(new MetadataRequest(new MetadataRequestData()
                 .setTopics(null), (short) 12))).response();
         assertEquals(1, metadata.topicMetadata().size(), "the broker still serves: demo only");

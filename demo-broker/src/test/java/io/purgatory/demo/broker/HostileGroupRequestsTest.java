@@ -122,7 +122,7 @@ class HostileGroupRequestsTest {
         assertEquals(Errors.NONE.code(), first.join("demo").errorCode()); // generation 1, alone
         CompletableFuture<JoinGroupResponseData> secondJoin = second.sendJoin(RawMember.subscription("demo"))
                 .thenCompose(r -> uncheckedJoin(second));
-        Waits.soon().until(() -> brokers.get().coordinator().describeGroup("g").members().size() == 2);
+        Waits.soon().until(() -> brokers.get().coordinator().admin().describeGroup("g").members().size() == 2);
         JoinGroupResponseData one = first.sendJoin(RawMember.subscription("demo")).get(30, TimeUnit.SECONDS); // rejoins: generation 2
         secondJoin.get(30, TimeUnit.SECONDS);
         RawMember leader = one.leader().equals(first.memberId()) ? first : second;
@@ -179,7 +179,7 @@ class HostileGroupRequestsTest {
                 .get(30, TimeUnit.SECONDS).response();
         List<Short> codes = response.data().topics().stream().flatMap(t -> t.partitions().stream()).map(p -> p.errorCode()).toList();
         assertEquals(List.of(Errors.NONE.code(), Errors.UNKNOWN_TOPIC_OR_PARTITION.code(), Errors.UNKNOWN_TOPIC_OR_PARTITION.code()), codes);
-        assertEquals(1, brokers.get().coordinator().describeGroup("simple").offsets().size(), "only the real partition's offset is kept");
+        assertEquals(1, brokers.get().coordinator().admin().describeGroup("simple").offsets().size(), "only the real partition's offset is kept");
         othersUnaffected();
     }
 

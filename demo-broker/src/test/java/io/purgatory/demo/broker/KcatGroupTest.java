@@ -72,6 +72,6 @@ class KcatGroupTest {
         assertTrue(partitions.get(0).stream().noneMatch(partitions.get(1)::contains), "no partition read by both: " + partitions);
         assertEquals(values.size(), read.size(), "every record read once");
         assertEquals(values, Set.copyOf(read));
-        assertEquals(Set.of(), Set.copyOf(broker.coordinator().describeGroup("kc").members()), "both left the group on exit");
+        assertEquals(Set.of(), Set.copyOf(broker.coordinator().admin().describeGroup("kc").members()), "both left the group on exit");
     }
 }

@@ -51,7 +51,7 @@ class ShutdownTest {
     void aProduceArrivingDuringTheCloseIsAnsweredNotLeaderOrFollowerAndAppendsNothing() throws Exception {
         BrokerConfig config = BrokerConfig.builder().port(0).stallReplica(2).build();
         ReplicaManager replicaManager = new ReplicaManager(config);
-        Partition partition = replicaManager.topic("demo").partition(0);
+        Partition partition = replicaManager.topics().topic("demo").partition(0);
         List<List<ProduceResult>> answers = new ArrayList<>();
         ProduceResult.Key key = new ProduceResult.Key("demo", null, 0);
         replicaManager.close();

@@ -8,6 +8,7 @@ import io.purgatory.demo.broker.WireClient.Answer;
 import io.purgatory.demo.broker.cluster.Partition;
 import io.purgatory.demo.broker.config.BrokerConfig;
 import io.purgatory.demo.broker.server.ReplicaManager;
+import io.purgatory.demo.broker.server.TopicRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -83,7 +84,7 @@ class TopicLifecycleTest {
     void deletingATopicAnswersEveryProduceAndFetchParkedOnItAtOnceAndANewTopicOfTheNameStartsOver() throws Exception {
         DemoBroker broker = stalledBroker();
         ReplicaManager replicaManager = broker.replicaManager();
-        ReplicaManager.Topic old = replicaManager.topic("demo");
+        TopicRegistry.Topic old = replicaManager.topics().topic("demo");
         WireClient producer = fixture.connect();
         WireClient consumer = fixture.connect();
         List<CompletableFuture<Answer>> produces = new ArrayList<>();
@@ -117,10 +118,10 @@ class TopicLifecycleTest {
         for (Partition partition : old.partitions()) {
             assertEquals(0, partition.logSizeBytes(), partition + ": its records are released");
         }
-        assertEquals(0, replicaManager.partitionCount());
+        assertEquals(0, replicaManager.topics().partitionCount());
 
         admin.createTopics(List.of(new NewTopic("demo", 3, (short) 3))).all().get();
-        ReplicaManager.Topic again = replicaManager.topic("demo");
+        TopicRegistry.Topic again = replicaManager.topics().topic("demo");
         assertNotEquals(old.id(), again.id(), "a new topic id");
         assertEquals(0, again.partition(0).leaderEndOffset(), "a new log, from offset 0");
         assertEquals(0, produceResult(producer.send(WireClient.produce("demo", 0, (short) 1, LONG_MS, 1))).baseOffset());
@@ -147,8 +148,8 @@ class TopicLifecycleTest {
             assertEquals(1, failures.size(), "one of the two deletes finds the topic gone: " + failures);
             assertEquals(org.apache.kafka.common.errors.UnknownTopicOrPartitionException.class, failures.get(0).getClass());
         }
-        assertNull(broker.replicaManager().topic("demo"));
-        assertEquals(0, broker.replicaManager().partitionCount());
+        assertNull(broker.replicaManager().topics().topic("demo"));
+        assertEquals(0, broker.replicaManager().topics().partitionCount());
     }
 
     @Test
@@ -270,9 +271,9 @@ class TopicLifecycleTest {
     @Test
     void aTopicIdFromBeforeTheDeleteIsUnknown() throws Exception {
         DemoBroker broker = stalledBroker();
-        Uuid old = broker.replicaManager().topic("demo").id();
+        Uuid old = broker.replicaManager().topics().topic("demo").id();
         admin.deleteTopics(org.apache.kafka.common.TopicCollection.ofTopicIds(List.of(old))).all().get();
-        assertNull(broker.replicaManager().topic("demo"));
+        assertNull(broker.replicaManager().topics().topic("demo"));
         var again = admin.deleteTopics(org.apache.kafka.common.TopicCollection.ofTopicIds(List.of(old))).all();
         java.util.concurrent.ExecutionException failed = org.junit.jupiter.api.Assertions.assertThrows(
                 java.util.concurrent.ExecutionException.class, again::get);

@@ -3,19 +3,15 @@ package io.purgatory.demo.broker.coordinator;
 import io.purgatory.DelayedOperation;
 import io.purgatory.DelayedOperationPurgatory;
 import io.purgatory.PurgatoryMetrics;
-import java.nio.ByteBuffer;
+import io.purgatory.demo.broker.metrics.Purgatories;
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
-import java.util.function.Function;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.internals.ConsumerProtocol;
 import org.apache.kafka.common.TopicPartition;
@@ -28,7 +24,6 @@ import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.SyncGroupResponseData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.JoinGroupRequest;
-import io.purgatory.demo.broker.metrics.ThrottledWarning;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,44 +41,40 @@ import org.slf4j.LoggerFactory;
  * {@link GroupCoordinatorConfig#maxSize()} members and pending members; offsets only for the
  * partitions the caller accepts (the broker's), so at most one per partition per group; group ids
  * of at most {@value #MAX_GROUP_ID_LENGTH} characters ({@code INVALID_GROUP_ID} past it, where Kafka
- * has no limit). An empty group with no offsets is removed at once. Offsets are kept apart, in
- * {@link GroupOffsets} under the {@link OffsetStore}, which expires them as Kafka's
- * {@code offsets.retention.minutes} does ({@link #expireOffsets}, run periodically by the broker)
- * and drops a deleted topic's ({@link #topicDeleted}).
+ * has no limit). An empty group with no offsets is removed at once.
+ *
+ * <p>Its parts, each in its own class: the members' requests reach it through
+ * {@link GroupMembership}; the groups themselves (lookup, creation within the caps, removal) are the
+ * {@link GroupRegistry}'s; committed offsets are kept in {@link GroupOffsets} under the
+ * {@link OffsetStore}; the admin queries and the offsets' retention are {@link GroupAdmin}'s
+ * ({@link #admin()}); its two purgatories are registered in a {@link Purgatories}.
  *
  * <p>Shutdown ({@link #close}): every parked JoinGroup and SyncGroup is answered
  * {@code NOT_COORDINATOR}, then the purgatories close; the operations they expire find the
  * coordinator closed and change nothing, so no member is removed and nothing expires twice.
  *
- * <p>Thread-safe. Each group's state is guarded by its {@link GroupMetadata}'s monitor; the group
- * map is a {@link ConcurrentHashMap} whose additions and removals happen under {@code groupsLock}
- * (taken after a group's monitor, never before); {@code closed} is volatile. Lock order: a delayed
- * operation's lock, then a group's monitor, then {@code groupsLock}. Code holding a group's monitor
- * calls the purgatories' {@code checkAndComplete} (which only try-locks operations) and
- * {@code tryCompleteElseWatch} for new operations, never {@code forceComplete} of an existing one.
+ * <p>Thread-safe. Each group's state is guarded by its {@link GroupMetadata}'s monitor; the
+ * {@link GroupRegistry} is thread-safe. Lock order: a delayed operation's lock, then a group's
+ * monitor, then the registry's lock. Code holding a group's monitor calls the purgatories'
+ * {@code checkAndComplete} (which only try-locks operations) and {@code tryCompleteElseWatch} for
+ * new operations, never {@code forceComplete} of an existing one.
  */
-public final class GroupCoordinator implements AutoCloseable {
+public final class GroupCoordinator implements GroupMembership, AutoCloseable {
     /** Longest group id accepted. */
     public static final int MAX_GROUP_ID_LENGTH = 255;
     /** The protocol type of Kafka's consumers, whose subscriptions the coordinator can read. */
     public static final String CONSUMER_PROTOCOL_TYPE = ConsumerProtocol.PROTOCOL_TYPE;
     private static final Logger LOG = LoggerFactory.getLogger(GroupCoordinator.class);
-    private static final byte[] NO_BYTES = new byte[0];
-    /** A refused group creation is logged at most once per this period, with a count of the others. */
-    private static final long WARNING_PERIOD_MS = 10_000;
 
     private final GroupCoordinatorConfig config;
+    private final Purgatories purgatories = new Purgatories();
     private final DelayedOperationPurgatory<DelayedOperation> rebalancePurgatory;
     private final DelayedOperationPurgatory<DelayedHeartbeat> heartbeatPurgatory;
     private final LongSupplier clock;
-    private final ConcurrentHashMap<String, GroupMetadata> groups = new ConcurrentHashMap<>();
-    private final Object groupsLock = new Object();
-    private final Map<String, Integer> groupsByCreator = new HashMap<>(); // guarded by groupsLock: client id to the groups it created, held
-    private final OffsetStore offsetStore;
-    private final ThrottledWarning groupCapWarning = new ThrottledWarning(LOG::warn, WARNING_PERIOD_MS, System::nanoTime);
+    private final GroupRegistry groups;
+    private final GroupAdmin admin;
     private final LongAdder rebalances = new LongAdder();
     private final LongAdder membersExpired = new LongAdder();
-    private volatile boolean closed;
 
     /** A coordinator with its own {@code rebalance} and {@code heartbeat} purgatories on the wall clock. */
     public GroupCoordinator(GroupCoordinatorConfig config) {
@@ -97,29 +88,31 @@ public final class GroupCoordinator implements AutoCloseable {
     public GroupCoordinator(GroupCoordinatorConfig config, DelayedOperationPurgatory<DelayedOperation> rebalancePurgatory,
                             DelayedOperationPurgatory<DelayedHeartbeat> heartbeatPurgatory, LongSupplier clock) {
         this.config = config;
-        this.rebalancePurgatory = rebalancePurgatory;
-        this.heartbeatPurgatory = heartbeatPurgatory;
+        this.rebalancePurgatory = purgatories.register(rebalancePurgatory);
+        this.heartbeatPurgatory = purgatories.register(heartbeatPurgatory);
         this.clock = clock;
-        this.offsetStore = new OffsetStore(config.offsetsRetentionMs());
+        this.groups = new GroupRegistry(config, clock, heartbeatPurgatory);
+        this.admin = new GroupAdmin(groups, clock);
     }
 
     public GroupCoordinatorConfig config() {
         return config;
     }
 
+    /** The admin queries on the same groups: list, describe, delete; offsets fetch, delete, retention. */
+    public GroupAdmin admin() {
+        return admin;
+    }
+
     // ------------------------------------------------------------------ JoinGroup
 
-    /**
-     * A JoinGroup, answered through {@code callback} once, now or when the join phase completes
-     * (on another thread).
-     *
-     * @param version the request's version (v4+ gets {@code MEMBER_ID_REQUIRED} on a first join)
-     */
+    /** A JoinGroup, answered now or when the join phase completes (on another thread). */
+    @Override
     public void joinGroup(JoinGroupRequestData request, short version, String clientId, String clientHost,
                           Consumer<JoinGroupResponseData> callback) {
         String memberId = request.memberId();
-        Errors invalid = !validGroupId(request.groupId()) ? Errors.INVALID_GROUP_ID
-                : closed ? Errors.NOT_COORDINATOR
+        Errors invalid = !GroupRegistry.validGroupId(request.groupId()) ? Errors.INVALID_GROUP_ID
+                : groups.closed() ? Errors.NOT_COORDINATOR
                 : request.sessionTimeoutMs() < config.minSessionTimeoutMs() || request.sessionTimeoutMs() > config.maxSessionTimeoutMs()
                         ? Errors.INVALID_SESSION_TIMEOUT
                 : null;
@@ -128,7 +121,7 @@ public final class GroupCoordinator implements AutoCloseable {
             return;
         }
         boolean unknownMember = JoinGroupRequest.UNKNOWN_MEMBER_ID.equals(memberId);
-        withGroup(request.groupId(), unknownMember ? clientId : null, group -> {
+        groups.withGroup(request.groupId(), unknownMember ? clientId : null, group -> {
             doJoin(group, request, version, clientId, clientHost, callback);
             return null;
         }, missing -> {
@@ -303,14 +296,14 @@ public final class GroupCoordinator implements AutoCloseable {
     /** For {@link DelayedJoin#tryComplete}: every member has rejoined. */
     boolean canCompleteJoin(GroupMetadata group) {
         synchronized (group) {
-            return closed || !group.is(GroupState.PREPARING_REBALANCE) || group.allMembersJoined();
+            return groups.closed() || !group.is(GroupState.PREPARING_REBALANCE) || group.allMembersJoined();
         }
     }
 
     /** For {@link InitialDelayedJoin}: its delay is over; wait once more if members came meanwhile, else complete. */
     void completeInitialJoin(GroupMetadata group, int delayMs, int remainingMs) {
         synchronized (group) {
-            if (closed || !group.is(GroupState.PREPARING_REBALANCE)) {
+            if (groups.closed() || !group.is(GroupState.PREPARING_REBALANCE)) {
                 return;
             }
             if (group.newMemberAdded() && remainingMs != 0) {
@@ -331,7 +324,7 @@ public final class GroupCoordinator implements AutoCloseable {
      */
     void completeJoin(GroupMetadata group) {
         synchronized (group) {
-            if (closed || !group.is(GroupState.PREPARING_REBALANCE)) {
+            if (groups.closed() || !group.is(GroupState.PREPARING_REBALANCE)) {
                 return;
             }
             for (MemberMetadata missing : group.notYetRejoined()) {
@@ -349,7 +342,7 @@ public final class GroupCoordinator implements AutoCloseable {
             rebalances.increment();
             if (group.is(GroupState.EMPTY)) {
                 LOG.info("group {} is empty at generation {}", group.groupId(), group.generationId());
-                maybeRemove(group);
+                groups.maybeRemove(group);
                 return;
             }
             LOG.info("group {} generation {}: {} member(s), protocol {}, leader {}", group.groupId(), group.generationId(), group.size(),
@@ -366,17 +359,17 @@ public final class GroupCoordinator implements AutoCloseable {
 
     // ------------------------------------------------------------------ SyncGroup
 
-    /** A SyncGroup, answered through {@code callback} once, now or when the leader's assignment arrives. */
+    @Override
     public void syncGroup(SyncGroupRequestData request, Consumer<SyncGroupResponseData> callback) {
-        if (!validGroupId(request.groupId())) {
+        if (!GroupRegistry.validGroupId(request.groupId())) {
             callback.accept(syncError(Errors.INVALID_GROUP_ID));
             return;
         }
-        if (closed) {
+        if (groups.closed()) {
             callback.accept(syncError(Errors.NOT_COORDINATOR));
             return;
         }
-        withGroup(request.groupId(), null, group -> {
+        groups.withGroup(request.groupId(), null, group -> {
             doSync(group, request, callback);
             return null;
         }, missing -> {
@@ -446,7 +439,7 @@ public final class GroupCoordinator implements AutoCloseable {
     /** For {@link DelayedSync#tryComplete}: nothing is left to wait for in that generation. */
     boolean syncSettled(GroupMetadata group, int generationId) {
         synchronized (group) {
-            return closed || group.generationId() != generationId
+            return groups.closed() || group.generationId() != generationId
                     || !(group.is(GroupState.COMPLETING_REBALANCE) || group.is(GroupState.STABLE))
                     || group.pendingSyncMembers().isEmpty();
         }
@@ -455,7 +448,7 @@ public final class GroupCoordinator implements AutoCloseable {
     /** For {@link DelayedSync#onExpiration}: removes the members that never sent SyncGroup and rebalances. */
     void expirePendingSync(GroupMetadata group, int generationId) {
         synchronized (group) {
-            if (closed || group.generationId() != generationId || group.pendingSyncMembers().isEmpty()
+            if (groups.closed() || group.generationId() != generationId || group.pendingSyncMembers().isEmpty()
                     || !(group.is(GroupState.COMPLETING_REBALANCE) || group.is(GroupState.STABLE))) {
                 return;
             }
@@ -469,15 +462,15 @@ public final class GroupCoordinator implements AutoCloseable {
 
     // ------------------------------------------------------------------ Heartbeat
 
-    /** A Heartbeat: its error, {@code NONE} when the member is in good standing. */
+    @Override
     public Errors heartbeat(String groupId, String memberId, String groupInstanceId, int generationId) {
-        if (!validGroupId(groupId)) {
+        if (!GroupRegistry.validGroupId(groupId)) {
             return Errors.INVALID_GROUP_ID;
         }
-        if (closed) {
+        if (groups.closed()) {
             return Errors.NOT_COORDINATOR;
         }
-        return withGroup(groupId, null, group -> {
+        return groups.withGroup(groupId, null, group -> {
             Errors invalid = validateMember(group, memberId, groupInstanceId);
             if (invalid != Errors.NONE) {
                 return invalid;
@@ -517,7 +510,7 @@ public final class GroupCoordinator implements AutoCloseable {
     /** For {@link DelayedHeartbeat#tryComplete}: a newer heartbeat replaced it, or its member is gone. */
     boolean heartbeatSuperseded(GroupMetadata group, DelayedHeartbeat heartbeat) {
         synchronized (group) {
-            if (closed || group.is(GroupState.DEAD)) {
+            if (groups.closed() || group.is(GroupState.DEAD)) {
                 return true;
             }
             if (heartbeat.isPending()) {
@@ -531,7 +524,7 @@ public final class GroupCoordinator implements AutoCloseable {
     /** For {@link DelayedHeartbeat#onExpiration}: the session timed out. */
     void expireHeartbeat(GroupMetadata group, DelayedHeartbeat heartbeat) {
         synchronized (group) {
-            if (closed || group.is(GroupState.DEAD)) {
+            if (groups.closed() || group.is(GroupState.DEAD)) {
                 return;
             }
             String memberId = heartbeat.memberId();
@@ -566,15 +559,15 @@ public final class GroupCoordinator implements AutoCloseable {
 
     // ------------------------------------------------------------------ LeaveGroup
 
-    /** A LeaveGroup of one or more members: one response per member, in order. */
+    @Override
     public List<MemberResponse> leaveGroup(String groupId, List<MemberIdentity> leaving) {
         List<MemberResponse> noGroup = new ArrayList<>();
-        if (!validGroupId(groupId) || closed) {
-            Errors error = closed ? Errors.NOT_COORDINATOR : Errors.INVALID_GROUP_ID;
+        if (!GroupRegistry.validGroupId(groupId) || groups.closed()) {
+            Errors error = groups.closed() ? Errors.NOT_COORDINATOR : Errors.INVALID_GROUP_ID;
             leaving.forEach(m -> noGroup.add(memberResponse(m, error)));
             return noGroup;
         }
-        return withGroup(groupId, null, group -> {
+        return groups.withGroup(groupId, null, group -> {
             List<MemberResponse> responses = new ArrayList<>(leaving.size());
             List<String> removed = new ArrayList<>();
             for (MemberIdentity m : leaving) {
@@ -637,39 +630,27 @@ public final class GroupCoordinator implements AutoCloseable {
         } else if (group.is(GroupState.PREPARING_REBALANCE)) {
             rebalancePurgatory.checkAndComplete(new GroupKeys.Join(group.groupId()));
         } else {
-            maybeRemove(group);
+            groups.maybeRemove(group);
         }
     }
 
     // ------------------------------------------------------------------ offsets
 
-    /** The outcome of an OffsetCommit: one error for the whole request, or one per partition. */
-    public record CommitResult(Errors groupError, Map<TopicPartition, Errors> partitionErrors) {
-        /** The error of one partition of the request. */
-        public Errors error(TopicPartition partition) {
-            return groupError != Errors.NONE ? groupError : partitionErrors.getOrDefault(partition, Errors.NONE);
-        }
-    }
-
-    /**
-     * Commits offsets, validated as Kafka's classic groups do: a member of the current generation, or
-     * anyone (generation -1, no member id) while the group is empty, which creates a "simple" group
-     * (counted against {@code clientId}'s groups).
-     * Metadata past {@code offset.metadata.max.bytes} gets {@code OFFSET_METADATA_TOO_LARGE}.
-     */
-    public CommitResult commitOffsets(String groupId, String memberId, String groupInstanceId, int generationId, String clientId,
+    /** {@inheritDoc} Metadata past {@code offset.metadata.max.bytes} gets {@code OFFSET_METADATA_TOO_LARGE}. */
+    @Override
+    public OffsetResult commitOffsets(String groupId, String memberId, String groupInstanceId, int generationId, String clientId,
                                       Map<TopicPartition, CommittedOffset> offsets) {
-        if (!validGroupId(groupId)) {
-            return new CommitResult(Errors.INVALID_GROUP_ID, Map.of());
+        if (!GroupRegistry.validGroupId(groupId)) {
+            return new OffsetResult(Errors.INVALID_GROUP_ID, Map.of());
         }
-        if (closed) {
-            return new CommitResult(Errors.NOT_COORDINATOR, Map.of());
+        if (groups.closed()) {
+            return new OffsetResult(Errors.NOT_COORDINATOR, Map.of());
         }
-        return withGroup(groupId, generationId < 0 ? clientId : null, group -> {
+        return groups.withGroup(groupId, generationId < 0 ? clientId : null, group -> {
             Errors invalid = validateCommit(group, memberId, groupInstanceId, generationId);
             if (invalid != Errors.NONE) {
-                maybeRemove(group);
-                return new CommitResult(invalid, Map.of());
+                groups.maybeRemove(group);
+                return new OffsetResult(invalid, Map.of());
             }
             Map<TopicPartition, Errors> errors = new LinkedHashMap<>();
             long now = clock.getAsLong();
@@ -682,9 +663,9 @@ public final class GroupCoordinator implements AutoCloseable {
                     errors.put(partition, Errors.NONE);
                 }
             });
-            maybeRemove(group);
-            return new CommitResult(Errors.NONE, errors);
-        }, missing -> new CommitResult(missing ? Errors.ILLEGAL_GENERATION : Errors.COORDINATOR_NOT_AVAILABLE, Map.of()));
+            groups.maybeRemove(group);
+            return new OffsetResult(Errors.NONE, errors);
+        }, missing -> new OffsetResult(missing ? Errors.ILLEGAL_GENERATION : Errors.COORDINATOR_NOT_AVAILABLE, Map.of()));
     }
 
     private static Errors validateCommit(GroupMetadata group, String memberId, String groupInstanceId, int generationId) {
@@ -705,156 +686,6 @@ public final class GroupCoordinator implements AutoCloseable {
         return group.is(GroupState.COMPLETING_REBALANCE) ? Errors.REBALANCE_IN_PROGRESS : Errors.NONE;
     }
 
-    /**
-     * The group's committed offsets for {@code partitions}, or all of them when null; a partition
-     * with none is absent. An unknown group has none.
-     */
-    public Map<TopicPartition, CommittedOffset> fetchOffsets(String groupId, Collection<TopicPartition> partitions) {
-        if (!validGroupId(groupId)) {
-            return Map.of();
-        }
-        return withGroup(groupId, null, group -> {
-            if (partitions == null) {
-                return group.offsets().snapshot();
-            }
-            Map<TopicPartition, CommittedOffset> result = new LinkedHashMap<>();
-            {
-                partitions.forEach(p -> {
-                    CommittedOffset offset = group.offsets().get(p);
-                    if (offset != null) {
-                        result.put(p, offset);
-                    }
-                });
-            }
-            return result;
-        }, missing -> Map.of());
-    }
-
-    /**
-     * An OffsetDelete: {@code GROUP_ID_NOT_FOUND} for an unknown group, {@code NON_EMPTY_GROUP} for a
-     * group with members that is not a consumer group; in a consumer group with members, the
-     * partitions of topics it subscribes to get {@code GROUP_SUBSCRIBED_TO_TOPIC}.
-     */
-    public CommitResult deleteOffsets(String groupId, Collection<TopicPartition> partitions) {
-        if (!validGroupId(groupId)) {
-            return new CommitResult(Errors.INVALID_GROUP_ID, Map.of());
-        }
-        if (closed) {
-            return new CommitResult(Errors.NOT_COORDINATOR, Map.of());
-        }
-        return withGroup(groupId, null, group -> {
-            boolean hasMembers = !group.is(GroupState.EMPTY);
-            if (hasMembers && !CONSUMER_PROTOCOL_TYPE.equals(group.protocolType())) {
-                return new CommitResult(Errors.NON_EMPTY_GROUP, Map.of());
-            }
-            Set<String> subscribed = hasMembers ? subscribedTopics(group) : Set.of();
-            Map<TopicPartition, Errors> errors = new LinkedHashMap<>();
-            for (TopicPartition p : partitions) {
-                if (subscribed.contains(p.topic())) {
-                    errors.put(p, Errors.GROUP_SUBSCRIBED_TO_TOPIC);
-                } else {
-                    group.offsets().remove(p);
-                    errors.put(p, Errors.NONE);
-                }
-            }
-            maybeRemove(group);
-            return new CommitResult(Errors.NONE, errors);
-        }, missing -> new CommitResult(Errors.GROUP_ID_NOT_FOUND, Map.of()));
-    }
-
-    /** The topics a consumer group's members subscribe to; a subscription that does not parse counts as none. */
-    private static Set<String> subscribedTopics(GroupMetadata group) {
-        Set<String> topics = new HashSet<>();
-        for (MemberMetadata member : group.members()) {
-            try {
-                topics.addAll(ConsumerProtocol.deserializeSubscription(ByteBuffer.wrap(member.metadata(group.protocolName()))).topics());
-            } catch (RuntimeException garbage) {
-                LOG.debug("group {}: member {} has a subscription that does not parse", group.groupId(), member.memberId());
-            }
-        }
-        return topics;
-    }
-
-    // ------------------------------------------------------------------ admin: list, describe, delete
-
-    /** The groups in the given states (any when empty), as ListGroups and DescribeGroups see them. */
-    public List<GroupSummary> listGroups(Set<GroupState> states) {
-        List<GroupSummary> list = new ArrayList<>();
-        for (GroupMetadata group : groups.values()) {
-            synchronized (group) {
-                if (!group.is(GroupState.DEAD) && (states.isEmpty() || states.contains(group.state()))) {
-                    list.add(summary(group, false));
-                }
-            }
-        }
-        return list;
-    }
-
-    /** One group with its members and offsets, or null when the coordinator has no such group. */
-    public GroupSummary describeGroup(String groupId) {
-        if (!validGroupId(groupId)) {
-            return null;
-        }
-        return withGroup(groupId, null, group -> summary(group, true), missing -> null);
-    }
-
-    /** Every group, described, for the dashboard and /metrics. */
-    public List<GroupSummary> describeGroups() {
-        List<GroupSummary> list = new ArrayList<>();
-        for (GroupMetadata group : groups.values()) {
-            synchronized (group) {
-                if (!group.is(GroupState.DEAD)) {
-                    list.add(summary(group, true));
-                }
-            }
-        }
-        return list;
-    }
-
-    private GroupSummary summary(GroupMetadata group, boolean withMembers) {
-        List<GroupSummary.Member> members = new ArrayList<>();
-        long now = clock.getAsLong();
-        if (withMembers) {
-            boolean stable = group.is(GroupState.STABLE);
-            for (MemberMetadata m : group.members()) {
-                members.add(new GroupSummary.Member(m.memberId(), m.groupInstanceId(), m.clientId(), m.clientHost(),
-                        readOnly(stable ? m.metadata(group.protocolName()) : NO_BYTES), readOnly(stable ? m.assignment() : NO_BYTES),
-                        now - m.lastHeartbeatMs(), m.sessionTimeoutMs()));
-            }
-        }
-        return new GroupSummary(group.groupId(), group.state(), group.generationId(), group.protocolType() == null ? "" : group.protocolType(),
-                group.protocolName() == null ? "" : group.protocolName(), group.leaderId(), members,
-                withMembers ? group.offsets().snapshot() : Map.of());
-    }
-
-    /**
-     * Deletes groups: {@code GROUP_ID_NOT_FOUND} for an unknown one, {@code NON_EMPTY_GROUP} for one
-     * with members; an empty group goes with its offsets. A group named twice is answered once, with
-     * what its first deletion did.
-     */
-    public Map<String, Errors> deleteGroups(Collection<String> groupIds) {
-        Map<String, Errors> result = new LinkedHashMap<>();
-        for (String groupId : groupIds) {
-            if (result.containsKey(groupId)) {
-                continue;
-            }
-            if (!validGroupId(groupId)) {
-                result.put(groupId, Errors.INVALID_GROUP_ID);
-            } else if (closed) {
-                result.put(groupId, Errors.NOT_COORDINATOR);
-            } else {
-                result.put(groupId, withGroup(groupId, null, group -> {
-                    if (!group.is(GroupState.EMPTY)) {
-                        return Errors.NON_EMPTY_GROUP;
-                    }
-                    remove(group);
-                    return Errors.NONE;
-                }, missing -> Errors.GROUP_ID_NOT_FOUND));
-            }
-        }
-        return result;
-    }
-
     // ------------------------------------------------------------------ metrics
 
     /** Rebalances completed (generations started, empty ones included). */
@@ -867,8 +698,9 @@ public final class GroupCoordinator implements AutoCloseable {
         return membersExpired.sum();
     }
 
-    public PurgatoryMetrics rebalancePurgatoryMetrics() {
-        return rebalancePurgatory.metrics();
+    /** The metrics of the coordinator's purgatories, {@code rebalance} then {@code heartbeat}. */
+    public List<PurgatoryMetrics> purgatoryMetrics() {
+        return purgatories.metrics();
     }
 
     public PurgatoryMetrics heartbeatPurgatoryMetrics() {
@@ -877,64 +709,7 @@ public final class GroupCoordinator implements AutoCloseable {
 
     /** Groups held now. */
     public int groupCount() {
-        return groups.size();
-    }
-
-    // ------------------------------------------------------------------ offset retention, deleted topics
-
-    /**
-     * Drops the offsets whose retention has passed ({@link OffsetStore}) and removes the empty
-     * groups left with none; logs one line when it dropped any. Kafka runs this every
-     * {@code offsets.retention.check.interval.ms}; so does the broker.
-     *
-     * @return the offsets dropped
-     */
-    public int expireOffsets() {
-        long now = clock.getAsLong();
-        int expired = 0;
-        int removed = 0;
-        for (GroupMetadata group : groups.values()) {
-            synchronized (group) {
-                if (closed || group.is(GroupState.DEAD)) {
-                    continue;
-                }
-                int dropped = offsetStore.expire(group, now);
-                if (dropped > 0) {
-                    expired += dropped;
-                    if (group.isDisposable()) {
-                        remove(group);
-                        removed++;
-                    }
-                }
-            }
-        }
-        if (expired > 0) {
-            LOG.info("offset retention: expired {} offset(s); removed {} empty group(s) left without offsets", expired, removed);
-        }
-        return expired;
-    }
-
-    /**
-     * A topic was deleted: its offsets go from every group that holds some (as Kafka drops a deleted
-     * partition's offsets), and the empty groups left with none are removed.
-     *
-     * @return the offsets dropped
-     */
-    public int topicDeleted(String topic) {
-        int dropped = 0;
-        for (String groupId : offsetStore.groupsHolding(topic)) {
-            GroupMetadata group = groups.get(groupId);
-            if (group == null) {
-                continue;
-            }
-            synchronized (group) {
-                if (!group.is(GroupState.DEAD)) {
-                    dropped += group.offsets().removeTopic(topic);
-                    maybeRemove(group);
-                }
-            }
-        }
-        return dropped;
+        return groups.count();
     }
 
     // ------------------------------------------------------------------ shutdown
@@ -946,9 +721,9 @@ public final class GroupCoordinator implements AutoCloseable {
      */
     @Override
     public void close() {
-        closed = true;
+        groups.close();
         int answered = 0;
-        for (GroupMetadata group : groups.values()) {
+        for (GroupMetadata group : groups.all()) {
             synchronized (group) {
                 for (MemberMetadata member : group.members()) {
                     if (group.completeJoin(member, joinError(member.memberId(), Errors.NOT_COORDINATOR))) {
@@ -963,75 +738,10 @@ public final class GroupCoordinator implements AutoCloseable {
         if (answered > 0) {
             LOG.info("group coordinator closing: answered {} parked JoinGroup/SyncGroup request(s) with NOT_COORDINATOR", answered);
         }
-        rebalancePurgatory.close();
-        heartbeatPurgatory.close();
+        purgatories.close();
     }
 
     // ------------------------------------------------------------------ helpers
-
-    /**
-     * Runs {@code action} on the group under its monitor; a group found dead (removed meanwhile) is
-     * looked up again. When there is no group and {@code creator} is null, or none may be created
-     * (the cap, or the creator's client id has created {@link GroupCoordinatorConfig#maxGroupsPerClient()}
-     * groups still held), {@code absent} runs instead, told whether the group was simply missing
-     * (true) or refused (false).
-     *
-     * @param creator the client id of the request, when it may create the group; null when it may not
-     */
-    private <R> R withGroup(String groupId, String creator, Function<GroupMetadata, R> action, Function<Boolean, R> absent) {
-        while (true) {
-            GroupMetadata group = groups.get(groupId);
-            if (group == null && creator != null) {
-                synchronized (groupsLock) {
-                    group = groups.get(groupId);
-                    if (group == null) {
-                        if (groups.size() >= config.maxGroups()) {
-                            groupCapWarning.warn("refusing new groups: " + config.maxGroups() + " are held (--max-groups)");
-                            return absent.apply(false);
-                        }
-                        int created = groupsByCreator.getOrDefault(creator, 0);
-                        if (created >= config.maxGroupsPerClient()) {
-                            groupCapWarning.warn("refusing a new group to client id '" + creator + "': it created " + created
-                                    + " groups still held (--max-groups-per-client)");
-                            return absent.apply(false);
-                        }
-                        groupsByCreator.put(creator, created + 1);
-                        group = new GroupMetadata(groupId, clock.getAsLong(), offsetStore.newGroup(groupId), creator);
-                        groups.put(groupId, group);
-                    }
-                }
-            }
-            if (group == null) {
-                return absent.apply(true);
-            }
-            synchronized (group) {
-                if (!group.is(GroupState.DEAD)) {
-                    return action.apply(group);
-                }
-            }
-        }
-    }
-
-    /** Removes an empty group that holds nothing (no member, no offset); under its monitor. */
-    private void maybeRemove(GroupMetadata group) {
-        if (group.isDisposable()) {
-            remove(group);
-        }
-    }
-
-    private void remove(GroupMetadata group) {
-        group.transitionTo(GroupState.DEAD, clock.getAsLong());
-        group.offsets().clear();
-        synchronized (groupsLock) {
-            if (groups.remove(group.groupId(), group)) {
-                groupsByCreator.computeIfPresent(group.creatorClientId(), (client, created) -> created > 1 ? created - 1 : null);
-            }
-        }
-        for (String pending : List.copyOf(group.pendingMembers())) { // their sessions see the group dead
-            group.remove(pending);
-            heartbeatPurgatory.checkAndComplete(new GroupKeys.Member(group.groupId(), pending));
-        }
-    }
 
     private static Errors validateMember(GroupMetadata group, String memberId, String groupInstanceId) {
         if (groupInstanceId != null) {
@@ -1044,15 +754,6 @@ public final class GroupCoordinator implements AutoCloseable {
             }
         }
         return group.has(memberId) ? Errors.NONE : Errors.UNKNOWN_MEMBER_ID;
-    }
-
-    /** A read-only view of {@code bytes}, for a {@link GroupSummary} that leaves the group's lock. */
-    private static ByteBuffer readOnly(byte[] bytes) {
-        return ByteBuffer.wrap(bytes).asReadOnlyBuffer();
-    }
-
-    private static boolean validGroupId(String groupId) {
-        return groupId != null && !groupId.isEmpty() && groupId.length() <= MAX_GROUP_ID_LENGTH;
     }
 
     private static List<MemberMetadata.Protocol> protocols(JoinGroupRequestData request) {

@@ -23,7 +23,8 @@ import org.apache.kafka.common.message.JoinGroupResponseData.JoinGroupResponseMe
  *
  * <p>Not thread-safe: every field is guarded by this object's monitor, which the coordinator holds
  * around every read and change ({@code synchronized (group)}), and under which delayed operations
- * check their conditions. Lock order: an operation's lock, then this monitor.
+ * check their conditions. Lock order: an operation's lock, then this monitor. No {@code @GuardedBy}:
+ * the caller takes the monitor around a sequence of calls (in lambdas too), which Error Prone cannot follow.
  */
 final class GroupMetadata {
     private final String groupId;

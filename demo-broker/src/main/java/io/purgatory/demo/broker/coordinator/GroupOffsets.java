@@ -14,7 +14,9 @@ import org.apache.kafka.common.TopicPartition;
  * offsets of a topic ({@code true}: added, {@code false}: removed), so that deleting a topic visits
  * only the groups that hold some of its offsets.
  *
- * <p>Not thread-safe: guarded by its group's monitor, like the rest of {@link GroupMetadata}.
+ * <p>Not thread-safe: every field is guarded by its group's monitor, which the coordinator holds
+ * around every call, as for the rest of {@link GroupMetadata}. No {@code @GuardedBy}: Error Prone
+ * cannot name a lock that the caller holds on another object.
  */
 final class GroupOffsets {
     private final Map<String, Map<Integer, CommittedOffset>> byTopic = new LinkedHashMap<>();

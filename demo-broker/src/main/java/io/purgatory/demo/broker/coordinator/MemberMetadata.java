@@ -14,7 +14,9 @@ import org.apache.kafka.common.message.SyncGroupResponseData;
  * protocols it offered with their metadata, its assignment, and the JoinGroup or SyncGroup
  * answer it is waiting for, if any.
  *
- * <p>Not thread-safe: every field is guarded by the lock of the {@link GroupMetadata} it belongs to.
+ * <p>Not thread-safe: every field is guarded by the monitor of the {@link GroupMetadata} it belongs
+ * to, which the coordinator holds around every call. No {@code @GuardedBy}: Error Prone cannot name
+ * a lock that is another object's monitor held by the caller.
  */
 final class MemberMetadata {
     /**

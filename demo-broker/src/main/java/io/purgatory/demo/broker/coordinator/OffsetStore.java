@@ -14,7 +14,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * the retention period after its commit. A group with members keeps its offsets.
  *
  * <p>Thread-safe: the topic index is a {@link ConcurrentHashMap} of concurrent sets; each group's
- * offsets are guarded by the group's monitor, which callers of {@link #expire} hold.
+ * offsets are guarded by the group's monitor, which callers of {@link #expire} hold (no
+ * {@code @GuardedBy}: Error Prone cannot name a lock the caller holds on a parameter).
  */
 final class OffsetStore {
     private final long retentionMs;

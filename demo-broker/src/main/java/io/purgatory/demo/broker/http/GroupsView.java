@@ -70,7 +70,7 @@ final class GroupsView {
     static List<Group> of(GroupCoordinator coordinator, ReplicaManager replicaManager) {
         Map<TopicPartition, Long> highWatermarks = highWatermarks(replicaManager);
         List<Group> groups = new ArrayList<>();
-        for (GroupSummary g : coordinator.describeGroups()) {
+        for (GroupSummary g : coordinator.admin().describeGroups()) {
             groups.add(group(g, highWatermarks, Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE));
         }
         groups.sort(Comparator.comparing(Group::groupId));
@@ -82,7 +82,7 @@ final class GroupsView {
         Map<TopicPartition, Long> highWatermarks = highWatermarks(replicaManager);
         Comparator<Lagging> leastFirst = Comparator.comparingLong(Lagging::lag).thenComparing(l -> l.group().groupId(), Comparator.reverseOrder());
         PriorityQueue<Lagging> most = new PriorityQueue<>(leastFirst);
-        for (GroupSummary g : coordinator.describeGroups()) {
+        for (GroupSummary g : coordinator.admin().describeGroups()) {
             most.add(new Lagging(g, lag(g, highWatermarks)));
             if (most.size() > limit) {
                 most.poll();
@@ -99,7 +99,7 @@ final class GroupsView {
 
     private static Map<TopicPartition, Long> highWatermarks(ReplicaManager replicaManager) {
         Map<TopicPartition, Long> highWatermarks = new HashMap<>();
-        for (PartitionState p : replicaManager.partitionStates()) {
+        for (PartitionState p : replicaManager.topics().partitionStates()) {
             highWatermarks.put(new TopicPartition(p.topic(), p.partition()), p.highWatermark());
         }
         return highWatermarks;

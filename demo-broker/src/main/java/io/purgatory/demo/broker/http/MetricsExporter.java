@@ -75,8 +75,7 @@ public final class MetricsExporter {
     /** Every purgatory of the broker: the replica manager's (produce, fetch), then the coordinator's (rebalance, heartbeat). */
     static List<PurgatoryMetrics> purgatories(ReplicaManager replicaManager, GroupCoordinator coordinator) {
         List<PurgatoryMetrics> all = new ArrayList<>(replicaManager.purgatoryMetrics());
-        all.add(coordinator.rebalancePurgatoryMetrics());
-        all.add(coordinator.heartbeatPurgatoryMetrics());
+        all.addAll(coordinator.purgatoryMetrics());
         return all;
     }
 
@@ -86,7 +85,7 @@ public final class MetricsExporter {
                         + " CompletingRebalance, Stable)").labelNames("state")
                 .callback(cb -> {
                     Map<GroupState, Integer> counts = new EnumMap<>(GroupState.class);
-                    coordinator.listGroups(Set.of()).forEach(g -> counts.merge(g.state(), 1, Integer::sum));
+                    coordinator.admin().listGroups(Set.of()).forEach(g -> counts.merge(g.state(), 1, Integer::sum));
                     for (GroupState state : GroupState.values()) {
                         if (state != GroupState.DEAD) {
                             cb.call(counts.getOrDefault(state, 0), state.kafkaName());
@@ -169,7 +168,7 @@ public final class MetricsExporter {
         GaugeWithCallback.builder().name("demo_broker_log_end_offset")
                 .help("Log end offset of each replica of each partition (replica 0 is the leader)")
                 .labelNames("topic", "partition", "replica")
-                .callback(cb -> replicaManager.partitionStates().forEach(p -> {
+                .callback(cb -> replicaManager.topics().partitionStates().forEach(p -> {
                     String partition = String.valueOf(p.partition());
                     cb.call(p.leaderEndOffset(), p.topic(), partition, "0");
                     for (int i = 0; i < p.followerEndOffsets().size(); i++) {
@@ -179,27 +178,27 @@ public final class MetricsExporter {
         GaugeWithCallback.builder().name("demo_broker_high_watermark")
                 .help("High watermark of each partition: the smallest log end offset in its ISR")
                 .labelNames("topic", "partition")
-                .callback(cb -> replicaManager.partitionStates().forEach(p ->
+                .callback(cb -> replicaManager.topics().partitionStates().forEach(p ->
                         cb.call(p.highWatermark(), p.topic(), String.valueOf(p.partition())))).register(registry);
         GaugeWithCallback.builder().name("demo_broker_log_start_offset")
                 .help("Log start offset of each partition's leader: retention and DeleteRecords move it; fetching below it gets OFFSET_OUT_OF_RANGE")
                 .labelNames("topic", "partition")
-                .callback(cb -> replicaManager.partitionStates().forEach(p ->
+                .callback(cb -> replicaManager.topics().partitionStates().forEach(p ->
                         cb.call(p.logStartOffset(), p.topic(), String.valueOf(p.partition())))).register(registry);
         GaugeWithCallback.builder().name("demo_broker_low_watermark")
                 .help("Low watermark of each partition: the smallest log start offset in its ISR (a DeleteRecords waits for it)")
                 .labelNames("topic", "partition")
-                .callback(cb -> replicaManager.partitionStates().forEach(p ->
+                .callback(cb -> replicaManager.topics().partitionStates().forEach(p ->
                         cb.call(p.lowWatermark(), p.topic(), String.valueOf(p.partition())))).register(registry);
         GaugeWithCallback.builder().name("demo_broker_isr_size")
                 .help("How many replicas of each partition are in its ISR, leader included")
                 .labelNames("topic", "partition")
-                .callback(cb -> replicaManager.partitionStates().forEach(p ->
+                .callback(cb -> replicaManager.topics().partitionStates().forEach(p ->
                         cb.call(p.isr().size(), p.topic(), String.valueOf(p.partition())))).register(registry);
         GaugeWithCallback.builder().name("demo_broker_min_insync_replicas")
                 .help("The min.insync.replicas setting of each partition: an acks=-1 produce needs that many replicas in the ISR")
                 .labelNames("topic", "partition")
-                .callback(cb -> replicaManager.partitionStates().forEach(p ->
+                .callback(cb -> replicaManager.topics().partitionStates().forEach(p ->
                         cb.call(p.minInsyncReplicas(), p.topic(), String.valueOf(p.partition())))).register(registry);
         GaugeWithCallback.builder().name("demo_broker_replica_stalled")
                 .help("1 while a simulated follower replica is stalled (fetches nothing), else 0")

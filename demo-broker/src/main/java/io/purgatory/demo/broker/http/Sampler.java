@@ -96,7 +96,7 @@ public final class Sampler {
         long nowNanos = System.nanoTime();
         double seconds = Math.max(1e-3, (nowNanos - previousNanos) / 1e9);
         previousNanos = nowNanos;
-        List<PartitionState> partitions = replicaManager.partitionStates();
+        List<PartitionState> partitions = replicaManager.topics().partitionStates();
         return json(new Sample(System.currentTimeMillis(), produce(seconds), fetch(seconds), purgatories(), replicas(), mostAtRisk(partitions),
                 GroupsView.top(coordinator, replicaManager, GROUPS_SHOWN), stats.connections(), stats.bytesIn(), stats.bytesOut(),
                 partitions.size(), coordinator.groupCount()));

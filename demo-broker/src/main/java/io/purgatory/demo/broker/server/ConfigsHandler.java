@@ -53,9 +53,9 @@ import org.apache.kafka.common.requests.IncrementalAlterConfigsResponse;
  * or a resource given twice {@code INVALID_REQUEST}; a resource with any error changes nothing.
  * {@code validate_only} checks and changes nothing. A change takes effect at once, and a changed
  * {@code min.insync.replicas} re-checks the produces parked on the topic (see
- * {@link ReplicaManager#alterTopicConfigs}).
+ * {@link TopicRegistry#alterTopicConfigs}).
  *
- * <p>Thread-safe: no state of its own; {@link ReplicaManager} serialises the changes.
+ * <p>Thread-safe: no state of its own; {@link TopicRegistry} serialises the changes.
  */
 final class ConfigsHandler {
     private static final String BROKER_ID = String.valueOf(Partition.LEADER_ID);
@@ -110,14 +110,14 @@ final class ConfigsHandler {
     private ApiError describe(DescribeConfigsResource resource, Set<String> keys, boolean synonyms, boolean documentation,
                               List<DescribeConfigsResourceResult> into) {
         ConfigResource.Type type = ConfigResource.Type.forId(resource.resourceType());
-        DynamicConfigs configs = replicaManager.dynamicConfigs();
+        DynamicConfigs configs = replicaManager.topics().dynamicConfigs();
         if (type == ConfigResource.Type.TOPIC) {
             try {
                 Topic.validate(resource.resourceName());
             } catch (InvalidTopicException e) {
                 return new ApiError(Errors.INVALID_TOPIC_EXCEPTION, e.getMessage());
             }
-            ReplicaManager.Topic topic = replicaManager.topic(resource.resourceName());
+            TopicRegistry.Topic topic = replicaManager.topics().topic(resource.resourceName());
             if (topic == null) {
                 return new ApiError(Errors.UNKNOWN_TOPIC_OR_PARTITION, "Topic '" + resource.resourceName() + "' does not exist.");
             }
@@ -248,10 +248,10 @@ final class ConfigsHandler {
             }
         }
         if (topic) {
-            return replicaManager.alterTopicConfigs(resource.resourceName(), changes, validateOnly);
+            return replicaManager.topics().alterTopicConfigs(resource.resourceName(), changes, validateOnly);
         }
         if (!validateOnly) {
-            replicaManager.alterBrokerConfigs(resource.resourceName(), changes);
+            replicaManager.topics().alterBrokerConfigs(resource.resourceName(), changes);
         }
         return ApiError.NONE;
     }

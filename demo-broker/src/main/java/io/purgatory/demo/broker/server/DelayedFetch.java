@@ -28,7 +28,8 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  *
  * <p>Thread-safe through the purgatory's contract: its one mutable field, {@code conditionMet}, is
  * guarded by the operation's lock, under which {@link #tryComplete} and {@link #onComplete} run
- * (they take each partition's lock briefly). The {@link Completion} runs exactly once, on whichever
+ * (they take each partition's lock briefly); no {@code @GuardedBy}, because that lock is the
+ * purgatory's, taken around these calls, not a Java monitor Error Prone can see. The {@link Completion} runs exactly once, on whichever
  * thread completed it, and hears whether the fetch expired.
  */
 public final class DelayedFetch extends DelayedOperation {
@@ -36,7 +37,7 @@ public final class DelayedFetch extends DelayedOperation {
     private final int maxBytes;
     private final List<PartitionFetch> partitions;
     private final Completion completion;
-    /** True once {@link #tryComplete} found the condition met; false at completion means expired. Guarded by the operation's lock. */
+    /** True once {@link #tryComplete} found the condition met; false at completion means expired. Under the operation's lock. */
     private boolean conditionMet;
 
     /** Receives a fetch's reads, once. */

@@ -33,7 +33,7 @@ final class DeleteRecordsHandler {
     void handle(DeleteRecordsRequest request, Responder responder) {
         Map<TopicPartition, DelayedDeleteRecords.Request> partitions = new LinkedHashMap<>();
         for (DeleteRecordsTopic topicData : request.data().topics()) {
-            ReplicaManager.Topic topic = replicaManager.topic(topicData.name());
+            TopicRegistry.Topic topic = replicaManager.topics().topic(topicData.name());
             for (DeleteRecordsPartition partitionData : topicData.partitions()) {
                 partitions.put(new TopicPartition(String.valueOf(topicData.name()), partitionData.partitionIndex()),
                         new DelayedDeleteRecords.Request(topic != null ? topic.name() : topicData.name(), partitionData.partitionIndex(),

@@ -14,10 +14,10 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigSource;
  * The broker's values of the {@link DynamicSetting}s, in Kafka's order of precedence: a value set
  * for this broker ({@code kafka-configs --entity-type brokers --entity-name 0}), else one set as
  * the cluster default ({@code --entity-default}), else the value the broker started with. A
- * topic's own value ({@link ReplicaManager.Topic#configs()}) comes before all three.
+ * topic's own value ({@link TopicRegistry.Topic#configs()}) comes before all three.
  *
  * <p>Thread-safe: the two override maps are immutable and replaced whole, under the
- * {@link ReplicaManager}'s metadata lock, which serialises every change; readers take the volatile
+ * {@link TopicRegistry}'s metadata lock, which serialises every change; readers take the volatile
  * maps as they are.
  */
 final class DynamicConfigs {

@@ -5,7 +5,7 @@ import io.purgatory.demo.broker.metrics.BrokerStats.FetchOutcome;
 import io.purgatory.demo.broker.metrics.BrokerStats;
 import io.purgatory.demo.broker.server.DelayedFetch.PartitionFetch;
 import io.purgatory.demo.broker.server.DelayedFetch.PartitionRead;
-import io.purgatory.demo.broker.server.ReplicaManager.Topic;
+import io.purgatory.demo.broker.server.TopicRegistry.Topic;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.common.IsolationLevel;
@@ -88,7 +88,7 @@ public final class FetchHandler {
         List<PartitionFetch> partitions = new ArrayList<>();
         for (FetchTopic fetchTopic : data.topics()) {
             boolean byId = version >= 13;
-            Topic topic = byId ? replicaManager.topic(fetchTopic.topicId()) : replicaManager.topic(fetchTopic.topic());
+            Topic topic = byId ? replicaManager.topics().topic(fetchTopic.topicId()) : replicaManager.topics().topic(fetchTopic.topic());
             for (FetchPartition fetchPartition : fetchTopic.partitions()) {
                 Partition partition = topic == null ? null : topic.partition(fetchPartition.partition());
                 if (!validIsolation) {

@@ -2,9 +2,11 @@ package io.purgatory.demo.broker.server;
 
 import io.purgatory.demo.broker.cluster.Partition;
 import io.purgatory.demo.broker.coordinator.CommittedOffset;
-import io.purgatory.demo.broker.coordinator.GroupCoordinator;
+import io.purgatory.demo.broker.coordinator.GroupAdmin;
+import io.purgatory.demo.broker.coordinator.GroupMembership;
 import io.purgatory.demo.broker.coordinator.GroupState;
 import io.purgatory.demo.broker.coordinator.GroupSummary;
+import io.purgatory.demo.broker.coordinator.OffsetResult;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -77,18 +79,23 @@ import org.apache.kafka.common.utils.Utils;
  * closes, the member stays (its session timeout or a LeaveGroup removes it, as in Kafka) and its
  * answer, when it comes, goes to a response slot the closed connection has already dropped.
  *
- * <p>Thread-safe: stateless; the coordinator and the replica manager are thread-safe.
+ * <p>It reaches the group state machine only through {@link GroupMembership} (JoinGroup, SyncGroup,
+ * Heartbeat, LeaveGroup, OffsetCommit) and the admin queries through {@link GroupAdmin}.
+ *
+ * <p>Thread-safe: stateless; the membership, the admin queries and the replica manager are thread-safe.
  */
 final class GroupApis {
     /** FindCoordinator's key type for a group ({@code CoordinatorType.GROUP}). */
     private static final byte GROUP_KEY_TYPE = 0;
     private static final String GROUP_TYPE_CLASSIC = "classic";
 
-    private final GroupCoordinator coordinator;
+    private final GroupMembership membership;
+    private final GroupAdmin admin;
     private final ReplicaManager replicaManager;
 
-    GroupApis(GroupCoordinator coordinator, ReplicaManager replicaManager) {
-        this.coordinator = coordinator;
+    GroupApis(GroupMembership membership, GroupAdmin admin, ReplicaManager replicaManager) {
+        this.membership = membership;
+        this.admin = admin;
         this.replicaManager = replicaManager;
     }
 
@@ -107,30 +114,31 @@ final class GroupApis {
     }
 
     void joinGroup(JoinGroupRequest request, short version, String clientId, String clientHost, Responder responder) {
-        coordinator.joinGroup(request.data(), version, clientId, clientHost, data -> responder.send(new JoinGroupResponse(data, version)));
+        membership.joinGroup(request.data(), version, clientId, clientHost, data -> responder.send(new JoinGroupResponse(data, version)));
     }
 
     void syncGroup(SyncGroupRequest request, Responder responder) {
-        coordinator.syncGroup(request.data(), data -> responder.send(new SyncGroupResponse(data)));
+        membership.syncGroup(request.data(), data -> responder.send(new SyncGroupResponse(data)));
     }
 
     HeartbeatResponse heartbeat(HeartbeatRequest request) {
-        Errors error = coordinator.heartbeat(request.data().groupId(), request.data().memberId(), request.data().groupInstanceId(),
+        Errors error = membership.heartbeat(request.data().groupId(), request.data().memberId(), request.data().groupInstanceId(),
                 request.data().generationId());
         return new HeartbeatResponse(new HeartbeatResponseData().setErrorCode(error.code()));
     }
 
     LeaveGroupResponse leaveGroup(LeaveGroupRequest request, short version) {
         // versions 0-2 carry one member and take its error as the response's
-        return new LeaveGroupResponse(coordinator.leaveGroup(request.data().groupId(), request.members()), Errors.NONE, 0, version);
+        return new LeaveGroupResponse(membership.leaveGroup(request.data().groupId(), request.members()), Errors.NONE, 0, version);
     }
 
     OffsetCommitResponse offsetCommit(OffsetCommitRequest request, short version, String clientId) {
         boolean useIds = OffsetCommitResponse.useTopicIds(version);
         List<CommitTopic> topics = new ArrayList<>();
         Map<TopicPartition, CommittedOffset> offsets = new LinkedHashMap<>();
+        TopicRegistry registry = replicaManager.topics();
         for (OffsetCommitRequestTopic topic : request.data().topics()) {
-            CommitTopic resolved = new CommitTopic(topic, useIds ? replicaManager.topic(topic.topicId()) : replicaManager.topic(topic.name()));
+            CommitTopic resolved = new CommitTopic(topic, useIds ? registry.topic(topic.topicId()) : registry.topic(topic.name()));
             topics.add(resolved);
             for (OffsetCommitRequestPartition p : topic.partitions()) {
                 if (resolved.has(p.partitionIndex())) {
@@ -139,8 +147,8 @@ final class GroupApis {
                 }
             }
         }
-        GroupCoordinator.CommitResult result = offsets.isEmpty() ? null
-                : coordinator.commitOffsets(request.data().groupId(), request.data().memberId(), request.data().groupInstanceId(),
+        OffsetResult result = offsets.isEmpty() ? null
+                : membership.commitOffsets(request.data().groupId(), request.data().memberId(), request.data().groupInstanceId(),
                         request.data().generationIdOrMemberEpoch(), clientId, offsets);
         OffsetCommitResponse.Builder builder = OffsetCommitResponse.newBuilder(useIds);
         for (CommitTopic topic : topics) {
@@ -155,7 +163,7 @@ final class GroupApis {
     }
 
     /** A topic of an OffsetCommit and the broker's topic it names, or null. */
-    private record CommitTopic(OffsetCommitRequestTopic request, ReplicaManager.Topic known) {
+    private record CommitTopic(OffsetCommitRequestTopic request, TopicRegistry.Topic known) {
         boolean has(int partition) {
             return known != null && known.partition(partition) != null;
         }
@@ -180,13 +188,13 @@ final class GroupApis {
     private OffsetFetchResponseGroup fetchGroup(OffsetFetchRequestGroup group, boolean useIds, ResponseBudget budget) {
         OffsetFetchResponseGroup response = new OffsetFetchResponseGroup().setGroupId(group.groupId());
         if (group.topics() == null) { // every committed offset of the group
-            Map<TopicPartition, CommittedOffset> offsets = coordinator.fetchOffsets(group.groupId(), null);
+            Map<TopicPartition, CommittedOffset> offsets = admin.fetchOffsets(group.groupId(), null);
             if (!budget.take(offsetBytes(offsets))) {
                 return response.setErrorCode(Errors.POLICY_VIOLATION.code());
             }
             Map<String, OffsetFetchResponseTopics> byTopic = new LinkedHashMap<>();
             offsets.forEach((tp, offset) -> {
-                ReplicaManager.Topic topic = replicaManager.topic(tp.topic());
+                TopicRegistry.Topic topic = replicaManager.topics().topic(tp.topic());
                 byTopic.computeIfAbsent(tp.topic(), name -> new OffsetFetchResponseTopics().setName(useIds ? "" : name)
                         .setTopicId(useIds && topic != null ? topic.id() : Uuid.ZERO_UUID))
                         .partitions().add(partition(tp.partition(), offset, Errors.NONE));
@@ -195,12 +203,12 @@ final class GroupApis {
         }
         List<TopicPartition> wanted = new ArrayList<>();
         for (OffsetFetchRequestTopics topic : group.topics()) {
-            ReplicaManager.Topic known = useIds ? replicaManager.topic(topic.topicId()) : replicaManager.topic(topic.name());
+            TopicRegistry.Topic known = useIds ? replicaManager.topics().topic(topic.topicId()) : replicaManager.topics().topic(topic.name());
             if (known != null) {
                 topic.partitionIndexes().forEach(p -> wanted.add(new TopicPartition(known.name(), p)));
             }
         }
-        Map<TopicPartition, CommittedOffset> committed = coordinator.fetchOffsets(group.groupId(), wanted);
+        Map<TopicPartition, CommittedOffset> committed = admin.fetchOffsets(group.groupId(), wanted);
         long unknown = 0;
         for (OffsetFetchRequestTopics topic : group.topics()) {
             unknown += ResponseBudget.bytes(topic.name()) + (long) ResponseBudget.PART_OVERHEAD_BYTES * (1 + topic.partitionIndexes().size());
@@ -209,7 +217,7 @@ final class GroupApis {
             return response.setErrorCode(Errors.POLICY_VIOLATION.code());
         }
         for (OffsetFetchRequestTopics topic : group.topics()) {
-            ReplicaManager.Topic known = useIds ? replicaManager.topic(topic.topicId()) : replicaManager.topic(topic.name());
+            TopicRegistry.Topic known = useIds ? replicaManager.topics().topic(topic.topicId()) : replicaManager.topics().topic(topic.name());
             OffsetFetchResponseTopics out = new OffsetFetchResponseTopics().setName(useIds ? "" : TopicNames.echoable(topic.name()))
                     .setTopicId(useIds ? topic.topicId() : Uuid.ZERO_UUID);
             for (int p : topic.partitionIndexes()) {
@@ -253,7 +261,7 @@ final class GroupApis {
         boolean classicWanted = request.data().typesFilter().isEmpty()
                 || request.data().typesFilter().stream().anyMatch(t -> t.toLowerCase(Locale.ROOT).equals(GROUP_TYPE_CLASSIC));
         if (classicWanted && !unknownStateOnly) {
-            for (GroupSummary group : coordinator.listGroups(states)) {
+            for (GroupSummary group : admin.listGroups(states)) {
                 data.groups().add(new ListGroupsResponseData.ListedGroup().setGroupId(group.groupId()).setProtocolType(group.protocolType())
                         .setGroupState(group.state().kafkaName()).setGroupType(GROUP_TYPE_CLASSIC));
             }
@@ -269,7 +277,7 @@ final class GroupApis {
         DescribeGroupsResponseData data = new DescribeGroupsResponseData();
         ResponseBudget budget = new ResponseBudget(replicaManager.config().maxResponseBytes());
         for (String groupId : new LinkedHashSet<>(request.data().groups())) {
-            GroupSummary group = coordinator.describeGroup(groupId);
+            GroupSummary group = admin.describeGroup(groupId);
             if (group == null) {
                 data.groups().add(version >= 6 ? DescribeGroupsResponse.groupError(TopicNames.echoable(groupId), Errors.GROUP_ID_NOT_FOUND)
                         : DescribeGroupsResponse.groupMetadata(TopicNames.echoable(groupId), Errors.NONE, GroupState.DEAD.kafkaName(), "", "",
@@ -310,7 +318,7 @@ final class GroupApis {
 
     DeleteGroupsResponse deleteGroups(DeleteGroupsRequest request) {
         DeletableGroupResultCollection results = new DeletableGroupResultCollection();
-        coordinator.deleteGroups(request.data().groupsNames()).forEach((groupId, error) ->
+        admin.deleteGroups(request.data().groupsNames()).forEach((groupId, error) ->
                 results.add(new DeletableGroupResult().setGroupId(TopicNames.echoable(groupId)).setErrorCode(error.code())));
         return new DeleteGroupsResponse(new DeleteGroupsResponseData().setResults(results));
     }
@@ -322,13 +330,13 @@ final class GroupApis {
                 partitions.add(new TopicPartition(TopicNames.echoable(topic.name()), p.partitionIndex()));
             }
         }
-        GroupCoordinator.CommitResult result = coordinator.deleteOffsets(request.data().groupId(), partitions);
+        OffsetResult result = admin.deleteOffsets(request.data().groupId(), partitions);
         OffsetDeleteResponseData data = new OffsetDeleteResponseData().setErrorCode(result.groupError().code());
         if (result.groupError() == Errors.NONE) {
             OffsetDeleteResponseTopicCollection topics = new OffsetDeleteResponseTopicCollection();
             for (OffsetDeleteRequestTopic topic : request.data().topics()) {
                 OffsetDeleteResponsePartitionCollection out = new OffsetDeleteResponsePartitionCollection();
-                ReplicaManager.Topic known = replicaManager.topic(topic.name());
+                TopicRegistry.Topic known = replicaManager.topics().topic(topic.name());
                 for (OffsetDeleteRequestPartition p : topic.partitions()) {
                     TopicPartition tp = new TopicPartition(TopicNames.echoable(topic.name()), p.partitionIndex());
                     Errors error = known == null || known.partition(p.partitionIndex()) == null ? Errors.UNKNOWN_TOPIC_OR_PARTITION : result.error(tp);

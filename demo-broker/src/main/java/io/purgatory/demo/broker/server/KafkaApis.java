@@ -96,8 +96,8 @@ public final class KafkaApis {
         this.produceHandler = new ProduceHandler(replicaManager);
         this.fetchHandler = new FetchHandler(replicaManager, stats);
         this.listOffsetsHandler = new ListOffsetsHandler(replicaManager);
-        this.groupApis = new GroupApis(coordinator, replicaManager);
-        this.topicAdminHandler = new TopicAdminHandler(replicaManager, coordinator);
+        this.groupApis = new GroupApis(coordinator, coordinator.admin(), replicaManager);
+        this.topicAdminHandler = new TopicAdminHandler(replicaManager, coordinator.admin());
         this.configsHandler = new ConfigsHandler(replicaManager);
         this.deleteRecordsHandler = new DeleteRecordsHandler(replicaManager);
     }
@@ -232,7 +232,7 @@ public final class KafkaApis {
         data.brokers().add(new MetadataResponseBroker().setNodeId(Partition.LEADER_ID).setHost(host).setPort(port));
         List<MetadataRequestTopic> requested = request.data().topics();
         if (requested == null) {
-            replicaManager.topics().forEach(topic -> data.topics().add(describe(topic)));
+            replicaManager.topics().all().forEach(topic -> data.topics().add(describe(topic)));
         } else {
             int autoCreated = 0;
             Set<Object> answered = new HashSet<>(); // a topic named again is answered once, as Kafka does
@@ -240,11 +240,12 @@ public final class KafkaApis {
                 if (!answered.add(wanted.name() != null ? wanted.name() : wanted.topicId())) {
                     continue;
                 }
-                ReplicaManager.Topic topic = wanted.name() != null ? replicaManager.topic(wanted.name()) : replicaManager.topic(wanted.topicId());
+                TopicRegistry.Topic topic = wanted.name() != null ? replicaManager.topics().topic(wanted.name())
+                        : replicaManager.topics().topic(wanted.topicId());
                 if (topic == null && autoCreates(request, wanted.name()) && autoCreated++ < replicaManager.config().maxTopicsPerRequest()) {
-                    replicaManager.createTopic(wanted.name(), replicaManager.config().numPartitions(),
+                    replicaManager.topics().createTopic(wanted.name(), replicaManager.config().numPartitions(),
                             (short) (replicaManager.config().followers() + 1), Map.of(), false);
-                    topic = replicaManager.topic(wanted.name());
+                    topic = replicaManager.topics().topic(wanted.name());
                 }
                 Errors error = wanted.name() == null ? Errors.UNKNOWN_TOPIC_ID
                         : Topic.isValid(wanted.name()) ? Errors.UNKNOWN_TOPIC_OR_PARTITION : Errors.INVALID_TOPIC_EXCEPTION;
@@ -262,7 +263,7 @@ public final class KafkaApis {
         return replicaManager.config().autoCreateTopics() && request.data().allowAutoTopicCreation() && name != null && Topic.isValid(name);
     }
 
-    private static MetadataResponseTopic describe(ReplicaManager.Topic topic) {
+    private static MetadataResponseTopic describe(TopicRegistry.Topic topic) {
         List<MetadataResponsePartition> partitions = new ArrayList<>();
         for (Partition partition : topic.partitions()) {
             partitions.add(new MetadataResponsePartition()

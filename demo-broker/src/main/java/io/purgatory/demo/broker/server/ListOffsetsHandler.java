@@ -3,7 +3,7 @@ package io.purgatory.demo.broker.server;
 import io.purgatory.demo.broker.cluster.Partition;
 import io.purgatory.demo.broker.log.PartitionLog.OffsetAndTimestamp;
 import io.purgatory.demo.broker.log.PartitionLog;
-import io.purgatory.demo.broker.server.ReplicaManager.Topic;
+import io.purgatory.demo.broker.server.TopicRegistry.Topic;
 import java.util.Set;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
@@ -44,7 +44,7 @@ public final class ListOffsetsHandler {
         boolean validIsolation = isolation == IsolationLevel.READ_UNCOMMITTED.id() || isolation == IsolationLevel.READ_COMMITTED.id();
         ListOffsetsResponseData data = new ListOffsetsResponseData();
         for (ListOffsetsTopic listTopic : request.topics()) {
-            Topic topic = replicaManager.topic(listTopic.name());
+            Topic topic = replicaManager.topics().topic(listTopic.name());
             ListOffsetsTopicResponse topicResponse = new ListOffsetsTopicResponse().setName(listTopic.name());
             for (ListOffsetsPartition listPartition : listTopic.partitions()) {
                 ListOffsetsPartitionResponse response = new ListOffsetsPartitionResponse()

@@ -46,7 +46,7 @@ final class ProduceHandler {
         Map<ProduceResult.Key, PartitionAppend> appends = new LinkedHashMap<>();
         for (TopicProduceData topicData : request.data().topicData()) {
             TopicKey topicKey = TopicKey.of(topicData);
-            ReplicaManager.Topic topic = resolve(topicKey);
+            TopicRegistry.Topic topic = resolve(topicKey);
             for (PartitionProduceData partitionData : topicData.partitionData()) {
                 PartitionAppend append = partitionAppend(topicKey, topic, partitionData, request.version());
                 appends.put(append.key(), append);
@@ -70,11 +70,11 @@ final class ProduceHandler {
         }
     }
 
-    private ReplicaManager.Topic resolve(TopicKey key) {
-        return key.byId() ? replicaManager.topic(key.id()) : replicaManager.topic(key.name());
+    private TopicRegistry.Topic resolve(TopicKey key) {
+        return key.byId() ? replicaManager.topics().topic(key.id()) : replicaManager.topics().topic(key.name());
     }
 
-    private static PartitionAppend partitionAppend(TopicKey topicKey, ReplicaManager.Topic topic, PartitionProduceData partitionData,
+    private static PartitionAppend partitionAppend(TopicKey topicKey, TopicRegistry.Topic topic, PartitionProduceData partitionData,
                                                    short version) {
         // the topic's own name when the request's is equal: a parked produce keeps no copy of the name
         String name = topic != null && topic.name().equals(topicKey.name()) ? topic.name() : topicKey.name();

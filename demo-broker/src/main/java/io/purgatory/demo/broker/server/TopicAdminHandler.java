@@ -1,7 +1,7 @@
 package io.purgatory.demo.broker.server;
 
 import io.purgatory.demo.broker.config.BrokerConfig;
-import io.purgatory.demo.broker.coordinator.GroupCoordinator;
+import io.purgatory.demo.broker.coordinator.GroupAdmin;
 import io.purgatory.demo.broker.config.DynamicSetting;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -36,7 +36,7 @@ import org.apache.kafka.common.requests.DeleteTopicsResponse;
 /**
  * Answers {@code CreateTopics}, {@code CreatePartitions} and {@code DeleteTopics} (every version
  * kafka-clients has), checking each request as Kafka's controller does ({@code ControllerApis},
- * {@code ReplicationControlManager}) before {@link ReplicaManager} changes anything:
+ * {@code ReplicationControlManager}) before {@link TopicRegistry} changes anything:
  * <ul>
  *   <li>a name listed twice: {@code INVALID_REQUEST} "Duplicate topic name." (once per name);
  *   <li>a bad name: {@code INVALID_TOPIC_EXCEPTION} with {@link Topic#validate}'s message;
@@ -54,21 +54,21 @@ import org.apache.kafka.common.requests.DeleteTopicsResponse;
  *       nothing created (Kafka's "Excessively large number of partitions per request.").
  * </ul>
  * Validate-only requests go through every check and change nothing. A deleted topic's committed
- * offsets leave every group at the delete ({@link GroupCoordinator#topicDeleted}), as Kafka drops a
+ * offsets leave every group at the delete ({@link GroupAdmin#topicDeleted}), as Kafka drops a
  * deleted partition's offsets.
  *
- * <p>Thread-safe: no state of its own; {@link ReplicaManager} serialises the changes.
+ * <p>Thread-safe: no state of its own; {@link TopicRegistry} serialises the changes.
  */
 final class TopicAdminHandler {
     static final String TOO_MANY_PARTITIONS = "Excessively large number of partitions per request.";
 
     private final ReplicaManager replicaManager;
-    private final GroupCoordinator coordinator;
+    private final GroupAdmin groups;
     private final BrokerConfig config;
 
-    TopicAdminHandler(ReplicaManager replicaManager, GroupCoordinator coordinator) {
+    TopicAdminHandler(ReplicaManager replicaManager, GroupAdmin groups) {
         this.replicaManager = replicaManager;
-        this.coordinator = coordinator;
+        this.groups = groups;
         this.config = replicaManager.config();
     }
 
@@ -156,7 +156,7 @@ final class TopicAdminHandler {
         if (!nullConfigs.isEmpty()) {
             return new ApiError(Errors.INVALID_CONFIG, "Null value not supported for topic configs: " + String.join(",", nullConfigs));
         }
-        ReplicaManager.CreateResult created = replicaManager.createTopic(topic.name(), partitions, replicationFactor, configs, validateOnly);
+        TopicRegistry.CreateResult created = replicaManager.topics().createTopic(topic.name(), partitions, replicationFactor, configs, validateOnly);
         if (created.error().isSuccess()) {
             result.setTopicId(created.topicId())
                     .setNumPartitions(partitions)
@@ -164,7 +164,7 @@ final class TopicAdminHandler {
                     .setTopicConfigErrorCode(Errors.NONE.code());
             for (DynamicSetting setting : DynamicSetting.values()) {
                 if (setting.topicName() != null) {
-                    DynamicConfigs.Value value = replicaManager.dynamicConfigs().synonyms(setting, configs).get(0);
+                    DynamicConfigs.Value value = replicaManager.topics().dynamicConfigs().synonyms(setting, configs).get(0);
                     result.configs().add(new CreatableTopicConfigs().setName(setting.topicName()).setValue(value.value())
                             .setConfigSource(value.source().id()).setReadOnly(false).setIsSensitive(false));
                 }
@@ -184,7 +184,7 @@ final class TopicAdminHandler {
         } else {
             long added = 0;
             for (CreatePartitionsTopic topic : topics) {
-                ReplicaManager.Topic existing = replicaManager.topic(topic.name());
+                TopicRegistry.Topic existing = replicaManager.topics().topic(topic.name());
                 added += existing == null ? 0 : Math.max(0, topic.count() - existing.partitions().size());
             }
             if (added > config.maxPartitionsPerRequest()) {
@@ -200,7 +200,7 @@ final class TopicAdminHandler {
                     : duplicates.contains(topic.name()) ? new ApiError(Errors.INVALID_REQUEST, "Duplicate topic name.")
                     : topic.assignments() != null && !topic.assignments().isEmpty() ? new ApiError(Errors.INVALID_REPLICA_ASSIGNMENT,
                             "This broker places replicas itself (it leads every partition): give the new partition count only.")
-                    : replicaManager.createPartitions(topic.name(), topic.count(), request.data().validateOnly());
+                    : replicaManager.topics().createPartitions(topic.name(), topic.count(), request.data().validateOnly());
             response.results().add(new CreatePartitionsTopicResult().setName(TopicNames.echoable(topic.name()))
                     .setErrorCode(error.error().code()).setErrorMessage(error.message()));
         }
@@ -242,9 +242,9 @@ final class TopicAdminHandler {
             } else if (duplicates.contains(key)) {
                 error = new ApiError(Errors.INVALID_REQUEST, byId ? "Duplicate topic id." : "Duplicate topic name.");
             } else {
-                ReplicaManager.Topic deleted = byId ? replicaManager.deleteTopic(topic.topicId()) : replicaManager.deleteTopic(topic.name());
+                TopicRegistry.Topic deleted = byId ? replicaManager.topics().deleteTopic(topic.topicId()) : replicaManager.topics().deleteTopic(topic.name());
                 if (deleted != null) {
-                    coordinator.topicDeleted(deleted.name());
+                    groups.topicDeleted(deleted.name());
                     result.setName(deleted.name()).setTopicId(deleted.id());
                     error = ApiError.NONE;
                 } else {

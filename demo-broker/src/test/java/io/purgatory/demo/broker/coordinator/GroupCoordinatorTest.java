@@ -45,6 +45,7 @@ class GroupCoordinatorTest {
             DelayedOperationPurgatory.<DelayedHeartbeat>builder("heartbeat-test").timer(timer).reaperEnabled(false).build();
     private final GroupCoordinator coordinator = new GroupCoordinator(
             new GroupCoordinatorConfig(6_000, 300_000, INITIAL_DELAY_MS, 3, 5, 300_000, 100, RETENTION_MS, 4), rebalance, heartbeat, timer::nowMs);
+    private final GroupAdmin admin = coordinator.admin();
 
     @AfterEach
     void close() {
@@ -112,7 +113,7 @@ class GroupCoordinatorTest {
     }
 
     private GroupSummary group() {
-        return coordinator.describeGroup("g");
+        return admin.describeGroup("g");
     }
 
     /** Two dynamic members joined in the initial delay and synced: a stable generation 1. */
@@ -343,10 +344,10 @@ class GroupCoordinatorTest {
         assertEquals(2, a.generation);
         assertEquals(Errors.NONE, a.leave());
         assertEquals(GroupState.EMPTY, group().state());
-        assertEquals(42, coordinator.fetchOffsets("g", List.of(p0)).get(p0).offset(), "offsets survive the group becoming empty");
-        assertEquals(Map.of("g", Errors.NONE), coordinator.deleteGroups(List.of("g")));
+        assertEquals(42, admin.fetchOffsets("g", List.of(p0)).get(p0).offset(), "offsets survive the group becoming empty");
+        assertEquals(Map.of("g", Errors.NONE), admin.deleteGroups(List.of("g")));
         assertNull(group());
-        assertTrue(coordinator.fetchOffsets("g", null).isEmpty());
+        assertTrue(admin.fetchOffsets("g", null).isEmpty());
     }
 
     @Test
@@ -357,12 +358,12 @@ class GroupCoordinatorTest {
         assertEquals(Errors.ILLEGAL_GENERATION, coordinator.commitOffsets("none", "m", null, 3, "client", commit).groupError());
         assertEquals(Errors.OFFSET_METADATA_TOO_LARGE,
                 coordinator.commitOffsets("simple", "", null, -1, "client", Map.of(p0, new CommittedOffset(6, -1, "x".repeat(101), 0))).error(p0));
-        assertEquals(5, coordinator.fetchOffsets("simple", null).get(p0).offset());
+        assertEquals(5, admin.fetchOffsets("simple", null).get(p0).offset());
         List<Client> clients = stableGroupOfTwo();
         assertEquals(Errors.UNKNOWN_MEMBER_ID, coordinator.commitOffsets("g", "", null, -1, "client", commit).groupError(),
                 "a group with members takes commits from its members only");
         assertEquals(Errors.ILLEGAL_GENERATION, coordinator.commitOffsets("g", clients.get(0).memberId, null, 0, "client", commit).groupError());
-        assertEquals(Map.of("g", Errors.NON_EMPTY_GROUP, "nope", Errors.GROUP_ID_NOT_FOUND), coordinator.deleteGroups(List.of("g", "nope")));
+        assertEquals(Map.of("g", Errors.NON_EMPTY_GROUP, "nope", Errors.GROUP_ID_NOT_FOUND), admin.deleteGroups(List.of("g", "nope")));
     }
 
     @Test
@@ -393,7 +394,7 @@ class GroupCoordinatorTest {
         coordinator.joinGroup(new Client(null).request(new byte[] {1}).setGroupId("greedy5"), V5, "greedy", "h", answers::add);
         assertEquals(Errors.COORDINATOR_NOT_AVAILABLE.code(), answers.get(0).errorCode(), "JoinGroup counts alike");
         assertEquals(Errors.NONE, coordinator.commitOffsets("polite", "", null, -1, "polite", commit).error(p0), "another client still may");
-        assertEquals(Map.of("greedy0", Errors.NONE), coordinator.deleteGroups(List.of("greedy0")));
+        assertEquals(Map.of("greedy0", Errors.NONE), admin.deleteGroups(List.of("greedy0")));
         assertEquals(Errors.NONE, coordinator.commitOffsets("greedy4", "", null, -1, "greedy", commit).error(p0), "a group gone frees its place");
     }
 
@@ -401,7 +402,7 @@ class GroupCoordinatorTest {
     void deletingAGroupNamedTwiceAnswersOnceWithWhatItDid() {
         TopicPartition p0 = new TopicPartition("t", 0);
         coordinator.commitOffsets("simple", "", null, -1, "client", Map.of(p0, new CommittedOffset(1, -1, "", 0)));
-        assertEquals(Map.of("simple", Errors.NONE), coordinator.deleteGroups(List.of("simple", "simple")));
+        assertEquals(Map.of("simple", Errors.NONE), admin.deleteGroups(List.of("simple", "simple")));
         assertEquals(0, coordinator.groupCount());
     }
 
@@ -413,12 +414,12 @@ class GroupCoordinatorTest {
         timer.advance(RETENTION_MS / 2);
         coordinator.commitOffsets("simple", "", null, -1, "client", Map.of(p1, new CommittedOffset(2, -1, "", 0)));
         timer.advance(RETENTION_MS / 2 - 1);
-        assertEquals(0, coordinator.expireOffsets(), "not yet");
+        assertEquals(0, admin.expireOffsets(), "not yet");
         timer.advance(1);
-        assertEquals(1, coordinator.expireOffsets());
+        assertEquals(1, admin.expireOffsets());
         assertEquals(Map.of(p1, 2L), offsets("simple"));
         timer.advance(RETENTION_MS / 2);
-        assertEquals(1, coordinator.expireOffsets());
+        assertEquals(1, admin.expireOffsets());
         assertEquals(0, coordinator.groupCount(), "an empty group without offsets goes");
     }
 
@@ -432,13 +433,13 @@ class GroupCoordinatorTest {
             timer.advance(SESSION_MS / 2);
             clients.forEach(Client::heartbeat);
         }
-        assertEquals(0, coordinator.expireOffsets());
+        assertEquals(0, admin.expireOffsets());
         clients.forEach(c -> c.leave());
         assertEquals(GroupState.EMPTY, group().state());
         timer.advance(RETENTION_MS - 1);
-        assertEquals(0, coordinator.expireOffsets(), "counted from when the group became empty, not from the commit");
+        assertEquals(0, admin.expireOffsets(), "counted from when the group became empty, not from the commit");
         timer.advance(1);
-        assertEquals(1, coordinator.expireOffsets());
+        assertEquals(1, admin.expireOffsets());
         assertEquals(0, coordinator.groupCount());
     }
 
@@ -449,16 +450,16 @@ class GroupCoordinatorTest {
         coordinator.commitOffsets("both", "", null, -1, "client", Map.of(gone, new CommittedOffset(1, -1, "", 0), kept,
                 new CommittedOffset(2, -1, "", 0)));
         coordinator.commitOffsets("only", "", null, -1, "client", Map.of(gone, new CommittedOffset(3, -1, "", 0)));
-        assertEquals(2, coordinator.topicDeleted("gone"));
+        assertEquals(2, admin.topicDeleted("gone"));
         assertEquals(Map.of(kept, 2L), offsets("both"));
-        assertEquals(Set.of("both"), Set.copyOf(coordinator.listGroups(Set.of()).stream().map(GroupSummary::groupId).toList()),
+        assertEquals(Set.of("both"), Set.copyOf(admin.listGroups(Set.of()).stream().map(GroupSummary::groupId).toList()),
                 "a group left without offsets goes");
-        assertEquals(0, coordinator.topicDeleted("gone"));
+        assertEquals(0, admin.topicDeleted("gone"));
     }
 
     private Map<TopicPartition, Long> offsets(String groupId) {
         Map<TopicPartition, Long> offsets = new java.util.HashMap<>();
-        coordinator.fetchOffsets(groupId, null).forEach((p, o) -> offsets.put(p, o.offset()));
+        admin.fetchOffsets(groupId, null).forEach((p, o) -> offsets.put(p, o.offset()));
         return offsets;
     }
 
@@ -467,9 +468,9 @@ class GroupCoordinatorTest {
         stableGroupOfTwo();
         TopicPartition p0 = new TopicPartition("t", 0);
         coordinator.commitOffsets("simple", "", null, -1, "client", Map.of(p0, new CommittedOffset(1, -1, "", 0)));
-        assertEquals(Set.of("g", "simple"), Set.copyOf(coordinator.listGroups(Set.of()).stream().map(GroupSummary::groupId).toList()));
-        assertEquals(List.of("simple"), coordinator.listGroups(Set.of(GroupState.EMPTY)).stream().map(GroupSummary::groupId).toList());
-        assertEquals(List.of("g"), coordinator.listGroups(Set.of(GroupState.STABLE)).stream().map(GroupSummary::groupId).toList());
+        assertEquals(Set.of("g", "simple"), Set.copyOf(admin.listGroups(Set.of()).stream().map(GroupSummary::groupId).toList()));
+        assertEquals(List.of("simple"), admin.listGroups(Set.of(GroupState.EMPTY)).stream().map(GroupSummary::groupId).toList());
+        assertEquals(List.of("g"), admin.listGroups(Set.of(GroupState.STABLE)).stream().map(GroupSummary::groupId).toList());
     }
 
     @Test

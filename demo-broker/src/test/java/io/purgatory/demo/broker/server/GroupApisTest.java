@@ -29,7 +29,7 @@ class GroupApisTest {
     private final BrokerConfig config = BrokerConfig.builder().port(0).topic("t", 20).maxResponseBytes(LIMIT).build();
     private final ReplicaManager replicaManager = new ReplicaManager(config);
     private final GroupCoordinator coordinator = new GroupCoordinator(GroupCoordinatorConfig.of(config));
-    private final GroupApis apis = new GroupApis(coordinator, replicaManager);
+    private final GroupApis apis = new GroupApis(coordinator, coordinator.admin(), replicaManager);
 
     @AfterEach
     void tearDown() {

@@ -31,11 +31,11 @@ class ReplicaManagerTest {
 
     @Test
     void topicsAreCreatedOnceAndNamesThatCollideInKafkasMetricsAreRefused() {
-        assertEquals(Errors.NONE, replicaManager.createTopic("a.b", 3, (short) 3, Map.of(), false).error().error());
-        assertEquals(3, replicaManager.topic("a.b").partitions().size());
-        assertEquals(Errors.TOPIC_ALREADY_EXISTS, replicaManager.createTopic("a.b", 1, (short) 3, Map.of(), false).error().error());
-        assertEquals(Errors.INVALID_TOPIC_EXCEPTION, replicaManager.createTopic("a_b", 1, (short) 3, Map.of(), false).error().error());
-        assertEquals(4, replicaManager.partitionCount(), "orders-0 and a.b's three");
+        assertEquals(Errors.NONE, replicaManager.topics().createTopic("a.b", 3, (short) 3, Map.of(), false).error().error());
+        assertEquals(3, replicaManager.topics().topic("a.b").partitions().size());
+        assertEquals(Errors.TOPIC_ALREADY_EXISTS, replicaManager.topics().createTopic("a.b", 1, (short) 3, Map.of(), false).error().error());
+        assertEquals(Errors.INVALID_TOPIC_EXCEPTION, replicaManager.topics().createTopic("a_b", 1, (short) 3, Map.of(), false).error().error());
+        assertEquals(4, replicaManager.topics().partitionCount(), "orders-0 and a.b's three");
     }
 
     @Test
@@ -61,7 +61,7 @@ class ReplicaManagerTest {
         append((short) -1);
         assertEquals(1, replicaManager.producePurgatoryMetrics().delayed());
 
-        replicaManager.deleteTopic("orders");
+        replicaManager.topics().deleteTopic("orders");
 
         Waits.soon().until(() -> answers.size() == 1);
         assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION, answers.get(0).get(0).error());

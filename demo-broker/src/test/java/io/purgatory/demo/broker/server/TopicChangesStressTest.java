@@ -50,13 +50,13 @@ class TopicChangesStressTest {
                     for (int round = 0; round < ROUNDS; round++) {
                         String name = NAMES.get(random.nextInt(NAMES.size()));
                         switch (random.nextInt(6)) {
-                            case 0 -> replicaManager.createTopic(name, 1 + random.nextInt(4), (short) 3, Map.of(), false);
-                            case 1 -> replicaManager.deleteTopic(name);
-                            case 2 -> replicaManager.createPartitions(name, 1 + random.nextInt(8), false);
-                            case 3 -> replicaManager.alterTopicConfigs(name,
+                            case 0 -> replicaManager.topics().createTopic(name, 1 + random.nextInt(4), (short) 3, Map.of(), false);
+                            case 1 -> replicaManager.topics().deleteTopic(name);
+                            case 2 -> replicaManager.topics().createPartitions(name, 1 + random.nextInt(8), false);
+                            case 3 -> replicaManager.topics().alterTopicConfigs(name,
                                     Map.of(DynamicSetting.MIN_INSYNC_REPLICAS, String.valueOf(1 + random.nextInt(4))), false);
                             case 4 -> {
-                                ReplicaManager.Topic topic = replicaManager.topic(name);
+                                TopicRegistry.Topic topic = replicaManager.topics().topic(name);
                                 Partition partition = topic == null ? null : topic.partition(0);
                                 if (partition != null) {
                                     sent.incrementAndGet();
@@ -71,7 +71,7 @@ class TopicChangesStressTest {
                                 }
                             }
                             default -> {
-                                ReplicaManager.Topic topic = replicaManager.topic(name);
+                                TopicRegistry.Topic topic = replicaManager.topics().topic(name);
                                 Partition partition = topic == null ? null : topic.partition(0);
                                 sent.incrementAndGet();
                                 replicaManager.deleteRecords(60_000, List.of(new DelayedDeleteRecords.Request(name, 0, partition,
@@ -83,22 +83,22 @@ class TopicChangesStressTest {
             }
             CompletableFuture.allOf(workers.toArray(new CompletableFuture[0])).get();
             for (String name : NAMES) {
-                replicaManager.deleteTopic(name);
+                replicaManager.topics().deleteTopic(name);
             }
 
             assertEquals(sent.get(), answered.get(), "every parked request answered, once, by the deletes at the latest");
             assertEquals(0, replicaManager.producePurgatoryMetrics().delayed());
             assertEquals(0, replicaManager.parkedDeleteRecords());
             assertEquals(0, replicaManager.producePurgatoryMetrics().expired());
-            assertEquals(List.of("demo"), replicaManager.topics().stream().map(ReplicaManager.Topic::name).toList());
-            assertEquals(3, replicaManager.partitionCount());
+            assertEquals(List.of("demo"), replicaManager.topics().all().stream().map(TopicRegistry.Topic::name).toList());
+            assertEquals(3, replicaManager.topics().partitionCount());
             Set<TopicPartition> partitions = new HashSet<>();
-            replicaManager.topics().forEach(topic -> topic.partitions().forEach(p -> partitions.add(p.topicPartition())));
+            replicaManager.topics().all().forEach(topic -> topic.partitions().forEach(p -> partitions.add(p.topicPartition())));
             assertEquals(Set.of(new TopicPartition("demo", 0), new TopicPartition("demo", 1), new TopicPartition("demo", 2)), partitions);
-            ReplicaManager.Topic demo = replicaManager.topic("demo");
-            assertEquals(demo, replicaManager.topic(demo.id()));
-            assertTrue(replicaManager.createTopic("a", 2, (short) 3, Map.of(), false).error().isSuccess(), "a deleted name can be used again");
-            assertEquals(Errors.NONE, replicaManager.topic("a").partition(1).append(WireClient.records(1)).error());
+            TopicRegistry.Topic demo = replicaManager.topics().topic("demo");
+            assertEquals(demo, replicaManager.topics().topic(demo.id()));
+            assertTrue(replicaManager.topics().createTopic("a", 2, (short) 3, Map.of(), false).error().isSuccess(), "a deleted name can be used again");
+            assertEquals(Errors.NONE, replicaManager.topics().topic("a").partition(1).append(WireClient.records(1)).error());
         }
     }
 
