@@ -196,23 +196,26 @@ public final class ClusterBench implements Callable<Integer> {
     }
 
     /**
-     * INFLIGHT: the fleet of producers; CPU, sizes and heap over the period up to the last send, while the produces
-     * of its last moments are still parked, so that the heap holds what the purgatories hold in the steady state.
-     * The records counted are those sent in the period (each acked, after it if need be).
+     * INFLIGHT: the fleet of producers, warm-up and measured period in one stretch (no flush between, so the period
+     * starts and ends with produces parked); CPU, sizes and heap over the period up to its last send, the produces of
+     * its last moments still parked, so that the heap holds what the purgatories hold in the steady state. The records
+     * counted are those sent in the period (each acked, after it if need be).
      */
     private RoundResult inFlightRound(KafkaCluster cluster, KafkaRuntime runtime, int round) throws Exception {
         try (ProduceLoad load = ProduceLoad.fleet(cluster, "bench", partitions, recordSize, rate, producers)) {
-            load.run(warmupSeconds);
-            BrokerSample before = BrokerSample.take(cluster);
-            ParkedProduce.Sampler sampler = ParkedProduce.Sampler.start(cluster, load::inFlight);
+            AtomicReference<BrokerSample> before = new AtomicReference<>();
+            AtomicReference<ParkedProduce.Sampler> sampler = new AtomicReference<>();
             AtomicReference<BrokerSample> after = new AtomicReference<>();
             AtomicReference<ParkedProduce> parkedProduce = new AtomicReference<>();
             AtomicReference<Map<String, Long>> parked = new AtomicReference<>();
             AtomicLong heap = new AtomicLong();
-            Histogram latency = load.run(durationSeconds, () -> {
+            Histogram latency = load.run(warmupSeconds, durationSeconds, () -> {
+                before.set(BrokerSample.take(cluster));
+                sampler.set(ParkedProduce.Sampler.start(cluster, load::inFlight));
+            }, () -> {
                 after.set(BrokerSample.take(cluster));
                 try {
-                    parkedProduce.set(sampler.stop());
+                    parkedProduce.set(sampler.get().stop());
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     throw new IllegalStateException("interrupted while sampling", e);
@@ -227,7 +230,7 @@ public final class ClusterBench implements Callable<Integer> {
             }
             appendLatency(runtime.label(), latency);
             return new RoundResult(runtime.label(), mode.name(), round, latency.getTotalCount(), durationSeconds,
-                    after.get().cpuNanos() - before.cpuNanos(), after.get().produceRequests() - before.produceRequests(), latency,
+                    after.get().cpuNanos() - before.get().cpuNanos(), after.get().produceRequests() - before.get().produceRequests(), latency,
                     parked.get(), heap.get(), parkedProduce.get());
         }
     }

@@ -105,29 +105,37 @@ final class ProduceLoad implements AutoCloseable {
         return config;
     }
 
-    /** Produces for {@code seconds} and waits for every ack; see {@link #run(int, Runnable)}. */
+    /** Produces for {@code seconds} and waits for every ack; see {@link #run(int, int, Runnable, Runnable)}. */
     Histogram run(int seconds) {
-        return run(seconds, () -> { });
+        return run(0, seconds, () -> { }, () -> { });
     }
 
     /**
-     * Produces for {@code seconds}, runs {@code atEnd} once the last record is handed to a producer (with the records
-     * of the last moments still in flight), then waits for every ack.
+     * Produces for {@code warmupSeconds}, then on without a pause for {@code seconds}, the measured part: runs
+     * {@code atStart} as it begins and {@code atEnd} once its last record is handed to a producer (the records of its
+     * last moments still in flight, as those of the warm-up's last moments were at its start), then waits for every
+     * ack.
      *
-     * @return the records' latencies, in microseconds
+     * @return the latencies of the records scheduled in the measured part, in microseconds
      * @throws IllegalStateException if a send failed
      */
-    Histogram run(int seconds, Runnable atEnd) {
+    Histogram run(int warmupSeconds, int seconds, Runnable atStart, Runnable atEnd) {
         Histogram latency = new SynchronizedHistogram(HIGHEST_LATENCY_MICROS, 3);
         AtomicReference<Exception> failure = new AtomicReference<>();
         long start = System.nanoTime();
-        long end = start + TimeUnit.SECONDS.toNanos(seconds);
+        long measuredFrom = start + TimeUnit.SECONDS.toNanos(warmupSeconds);
+        long end = measuredFrom + TimeUnit.SECONDS.toNanos(seconds);
         long interval = rate == 0 ? 0 : TimeUnit.SECONDS.toNanos(1) / rate;
         int fleet = producers.size();
+        boolean measuring = false;
         for (long i = 0; ; i++) {
             long scheduled = rate == 0 ? System.nanoTime() : start + i * interval;
             if (scheduled >= end) {
                 break;
+            }
+            if (!measuring && scheduled >= measuredFrom) {
+                atStart.run();
+                measuring = true;
             }
             long wait = scheduled - System.nanoTime();
             if (wait > 0) {
@@ -136,12 +144,13 @@ final class ProduceLoad implements AutoCloseable {
             ProducerRecord<byte[], byte[]> record = partitions == 0
                     ? new ProducerRecord<>(topic, value)
                     : new ProducerRecord<>(topic, (int) ((i / fleet) % partitions), null, value);
+            boolean measured = measuring;
             sent.incrementAndGet();
             producers.get((int) (i % fleet)).send(record, (metadata, error) -> {
                 answered.incrementAndGet();
                 if (error != null) {
                     failure.compareAndSet(null, error);
-                } else {
+                } else if (measured) {
                     latency.recordValue(Math.min(HIGHEST_LATENCY_MICROS, TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - scheduled)));
                 }
             });
