@@ -23,9 +23,11 @@ import org.HdrHistogram.Histogram;
  * @param latency produce latency, microseconds
  * @param parked Kafka's purgatory sizes at the end of the period, by purgatory
  * @param heapBytes the brokers' heap after a full GC at the end, or -1 if not measured
+ * @param parkedProduce the produces parked over the period, sampled, or {@code null} if not sampled (then the CSV
+ *     line has only {@code parked}'s end-of-period sizes)
  */
 record RoundResult(String runtime, String mode, int round, long records, int seconds, long brokerCpuNanos, long produceRequests,
-        Histogram latency, Map<String, Long> parked, long heapBytes) {
+        Histogram latency, Map<String, Long> parked, long heapBytes, ParkedProduce parkedProduce) {
 
     static final String CSV_HEADER = "runtime,mode,round,records_per_s,broker_cpu_us_per_record,broker_cpu_us_per_produce_request,"
             + "p50_ms,p99_ms,p999_ms,produce_parked,fetch_parked,heap_after_gc_mb";
@@ -54,7 +56,8 @@ record RoundResult(String runtime, String mode, int round, long records, int sec
         return String.format(Locale.ROOT, "%-13s %-6s round %d: %,9.0f records/s, broker CPU %6.1f us/record %7.1f us/produce request, "
                         + "latency p50 %7.2f p99 %7.2f p99.9 %7.2f ms, parked %s, heap after GC %6.1f MB",
                 runtime, mode, round, recordsPerSecond(), cpuMicrosPerRecord(), cpuMicrosPerProduceRequest(),
-                percentileMs(50), percentileMs(99), percentileMs(99.9), parked, heapMb());
+                percentileMs(50), percentileMs(99), percentileMs(99.9), parked, heapMb())
+                + (parkedProduce == null ? "" : System.lineSeparator() + "    " + parkedProduce.line());
     }
 
     String csv() {
@@ -75,6 +78,14 @@ record RoundResult(String runtime, String mode, int round, long records, int sec
         figures.put("p99 ms", r -> r.percentileMs(99));
         figures.put("p99.9 ms", r -> r.percentileMs(99.9));
         figures.put("heap after GC MB", RoundResult::heapMb);
+        if (results.stream().allMatch(r -> r.parkedProduce() != null)) {
+            figures.put("parked produce requests mean", r -> r.parkedProduce().operationsMean());
+            figures.put("parked produce requests max", r -> r.parkedProduce().operationsMax());
+            figures.put("Produce PurgatorySize mean", r -> r.parkedProduce().watchedMean());
+            figures.put("Produce PurgatorySize max", r -> r.parkedProduce().watchedMax());
+            figures.put("records in flight mean", r -> r.parkedProduce().inFlightMean());
+            figures.put("records in flight max", r -> r.parkedProduce().inFlightMax());
+        }
         StringBuilder text = new StringBuilder("median (min-max) over the rounds\n");
         text.append(String.format(Locale.ROOT, "%-30s", "figure"));
         byRuntime.keySet().forEach(runtime -> text.append(String.format(Locale.ROOT, " %26s", runtime)));

@@ -185,27 +185,35 @@ public final class KafkaCluster implements AutoCloseable {
     }
 
     /**
-     * Shuts every node down cleanly at once (SIGTERM to every JVM, as {@code kafka-server-stop.sh} does) and
-     * waits for them to exit.
+     * Shuts the cluster down cleanly: SIGTERM (as {@code kafka-server-stop.sh} sends) to one node at a time, in id
+     * order, each after the one before has exited.
      *
-     * @return each node's time from the signal to its exit, or {@code null} for a node still running at the timeout
+     * <p>Why in turn and not at once: a node's broker finishes its controlled shutdown only when the active
+     * controller approves it, and that needs a quorum of the controller voters, which are these same nodes; each
+     * node's controller leaves right after its own broker. Stopped all at once, two nodes can leave before the third
+     * is approved, and that broker then waits for Kafka's controlled-shutdown deadline (5 minutes) on a quorum that
+     * is gone. In turn, every node whose controlled shutdown needs a quorum has one: its own controller and those
+     * of the nodes still running. The nodes stopped when fewer than a quorum are left (the last of three) run with
+     * {@code controlled.shutdown.enable=false} ({@link ClusterSpec#stopsWithoutQuorum}): no controller can approve
+     * them, and no broker is left to take their leaders; they shut down as cleanly otherwise (logs flushed, clean
+     * shutdown marker). Kafka's own system tests face the same rule and SIGKILL such nodes instead.
+     *
+     * @param timeout how long each node may take from its SIGTERM to its exit
+     * @return each node's time from its SIGTERM to its exit, or {@code null} for a node still running at its
+     *     timeout (it is left running; {@link #close()} kills it), in id order
      */
     public Map<Integer, Duration> shutdown(Duration timeout) throws InterruptedException {
-        long start = System.nanoTime();
-        Map<Integer, CompletableFuture<Duration>> exits = new LinkedHashMap<>();
-        for (KafkaNode node : nodes) {
-            exits.put(node.id(), node.onExit().thenApply(exited -> Duration.ofNanos(System.nanoTime() - start)));
-        }
-        nodes.forEach(KafkaNode::terminate);
         Map<Integer, Duration> times = new LinkedHashMap<>();
-        for (Map.Entry<Integer, CompletableFuture<Duration>> exit : exits.entrySet()) {
-            long left = Math.max(0, timeout.toNanos() - (System.nanoTime() - start));
+        for (KafkaNode node : nodes) {
+            long start = System.nanoTime();
+            CompletableFuture<Duration> exit = node.onExit().thenApply(exited -> Duration.ofNanos(System.nanoTime() - start));
+            node.terminate();
             try {
-                times.put(exit.getKey(), exit.getValue().get(left, TimeUnit.NANOSECONDS));
+                times.put(node.id(), exit.get(timeout.toNanos(), TimeUnit.NANOSECONDS));
             } catch (TimeoutException e) {
-                times.put(exit.getKey(), null);
+                times.put(node.id(), null);
             } catch (ExecutionException e) {
-                throw new IllegalStateException("waiting for node " + exit.getKey() + " to exit failed", e.getCause());
+                throw new IllegalStateException("waiting for node " + node.id() + " to exit failed", e.getCause());
             }
         }
         return times;

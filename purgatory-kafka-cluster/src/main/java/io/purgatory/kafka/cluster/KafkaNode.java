@@ -110,7 +110,11 @@ public final class KafkaNode {
         properties.setProperty("share.coordinator.state.topic.replication.factor", replication);
         properties.setProperty("share.coordinator.state.topic.min.isr", minIsr);
         ClusterSpec.BROKER_DEFAULTS.forEach(properties::setProperty);
+        if (spec.stopsWithoutQuorum(id)) {
+            properties.setProperty("controlled.shutdown.enable", "false");
+        }
         spec.brokerProperties().forEach(properties::setProperty);
+        spec.nodeProperties(id).forEach(properties::setProperty);
         try {
             Files.createDirectories(directory);
             try (var out = Files.newBufferedWriter(config, StandardCharsets.UTF_8)) {

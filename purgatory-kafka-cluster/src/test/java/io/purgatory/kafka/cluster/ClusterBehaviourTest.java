@@ -349,13 +349,31 @@ abstract class ClusterBehaviourTest {
             }
             await("the consumers' fetches parked").atMost(CLIENT_WAIT).until(() -> parked("Fetch") >= 30);
             Map<Integer, Duration> exits = cluster().shutdown(SHUTDOWN_TIMEOUT);
-            System.out.printf("clean shutdown, %s: seconds from SIGTERM to exit per node: %s%n", cluster().spec().runtime().label(), exits);
-            exits.forEach((node, took) -> assertNotNull(took, "node " + node + " exited within " + SHUTDOWN_TIMEOUT));
+            System.out.printf("clean shutdown, %s: time from SIGTERM to exit per node, one node at a time: %s%n",
+                    cluster().spec().runtime().label(), exits);
+            exits.forEach((node, took) -> assertNotNull(took, "node " + node + " exited within " + SHUTDOWN_TIMEOUT + " of its SIGTERM"));
+            for (KafkaNode node : cluster().nodes()) {
+                String log = node.logTail(Integer.MAX_VALUE);
+                assertFalse(log.contains(CONTROLLED_SHUTDOWN_TIMED_OUT), "node " + node.id() + ": " + CONTROLLED_SHUTDOWN_TIMED_OUT);
+                if (!cluster().spec().stopsWithoutQuorum(node.id())) {
+                    assertTrue(log.contains(CONTROLLED_SHUTDOWN_APPROVED),
+                            "node " + node.id() + " had its controlled shutdown approved: " + CONTROLLED_SHUTDOWN_APPROVED);
+                }
+            }
         }
     }
 
-    /** Kafka's bound on a broker's controlled shutdown in KRaft ({@code broker.session.timeout.ms}, 9 s) with room for the rest of it. */
+    /**
+     * Per node, from its SIGTERM to its exit: far above what a node takes here (a few seconds: leaders moved, the
+     * controller's approval on the next heartbeat, logs closed, Kafka's raft client's graceful shutdown, itself
+     * bounded at 5 s) and far below Kafka's 5-minute deadline for a controlled shutdown's approval, so that a broker
+     * waiting on a controller quorum that is gone fails the test rather than passing slowly.
+     */
     private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(60);
+    /** Kafka's BrokerLifecycleManager, when the active controller approves the broker's controlled shutdown. */
+    private static final String CONTROLLED_SHUTDOWN_APPROVED = "The controller has asked us to exit controlled shutdown";
+    /** Kafka's BrokerServer, when the approval did not come by its deadline. */
+    private static final String CONTROLLED_SHUTDOWN_TIMED_OUT = "Timed out waiting for the controller to approve controlled shutdown";
 
     private long parked(String purgatory) {
         long total = 0;
