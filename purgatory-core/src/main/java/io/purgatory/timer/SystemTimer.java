@@ -108,6 +108,29 @@ public final class SystemTimer extends TaskHost implements Timer {
     private volatile boolean reaperWakeUpPending;
     /** Driven mode: a wake-up of the executor is pending; the next batch takes it. */
     private volatile boolean executorWakeUpPending;
+    /** A deliberate bug of a driven timer, for the model checks; null in every other timer. */
+    private final Fault fault;
+
+    /**
+     * A deliberate bug, that a driven timer built for the model checks (SystemTimerLincheckTest) carries
+     * so that the checks show they catch it, on this very code rather than on a copy of it. A timer of
+     * the public constructors has none ({@code fault} is null): the reaper compares it once per round,
+     * never per task.
+     */
+    enum Fault {
+        /**
+         * The reaper looks at the hand-off stacks for the last time <em>before</em> it publishes the
+         * tick it parks until, the Dekker pair reordered: an add that pushes between the two reads
+         * the reaper still awake and does not wake it, and the reaper parks with the task on the stack.
+         */
+        RECHECKS_BEFORE_PUBLISHING,
+        /**
+         * {@code takeAdds} checks that a task is not cancelled, then moves it to SCHEDULED from the
+         * state it finds, instead of by compare-and-set from QUEUED: a {@code cancel} in between
+         * returns true, and the task is scheduled and runs all the same.
+         */
+        SCHEDULES_CANCELLED_ADDS
+    }
 
     /**
      * Which thread runs the tasks and callbacks that fall due.
@@ -153,7 +176,7 @@ public final class SystemTimer extends TaskHost implements Timer {
      * @param taskThread which thread runs due tasks: read {@link TaskThread#REAPER}'s risk first
      */
     public SystemTimer(String name, long tickMs, int wheelSize, TaskThread taskThread) {
-        this(name, tickMs, wheelSize, System::nanoTime, true, Objects.requireNonNull(taskThread, "taskThread") == TaskThread.REAPER);
+        this(name, tickMs, wheelSize, System::nanoTime, true, Objects.requireNonNull(taskThread, "taskThread") == TaskThread.REAPER, null);
     }
 
     /**
@@ -161,10 +184,16 @@ public final class SystemTimer extends TaskHost implements Timer {
      * caller runs the reaper with {@link #reaperRound()} and the executor with {@link #executorBatch()}.
      */
     SystemTimer(String name, long tickMs, int wheelSize, LongSupplier nanoClock) {
-        this(name, tickMs, wheelSize, nanoClock, false, false);
+        this(name, tickMs, wheelSize, nanoClock, false, false, null);
     }
 
-    private SystemTimer(String name, long tickMs, int wheelSize, LongSupplier nanoClock, boolean startThreads, boolean runsOnReaper) {
+    /** A driven timer with a deliberate bug, for the model checks to catch. */
+    SystemTimer(String name, long tickMs, int wheelSize, LongSupplier nanoClock, Fault fault) {
+        this(name, tickMs, wheelSize, nanoClock, false, false, Objects.requireNonNull(fault, "fault"));
+    }
+
+    private SystemTimer(String name, long tickMs, int wheelSize, LongSupplier nanoClock, boolean startThreads, boolean runsOnReaper,
+            Fault fault) {
         this.name = Objects.requireNonNull(name, "name");
         if (tickMs < 1 || tickMs > Long.MAX_VALUE / NANOS_PER_MS) {
             throw new IllegalArgumentException("tickMs must be from 1 to " + Long.MAX_VALUE / NANOS_PER_MS + ": " + tickMs);
@@ -175,6 +204,7 @@ public final class SystemTimer extends TaskHost implements Timer {
         this.startNanos = nanoClock.getAsLong();
         this.wheel = new TimingWheel(wheelSize, 0);
         this.runsOnReaper = runsOnReaper;
+        this.fault = fault;
         if (startThreads) {
             this.executor = runsOnReaper ? null : daemon(this::runExpired, name + "-executor");
             this.reaper = daemon(this::reap, name + "-reaper");
@@ -379,9 +409,16 @@ public final class SystemTimer extends TaskHost implements Timer {
         if (tookHandoffs) {
             next = Math.min(next, nowTick + HANDOFF_SLACK_TICKS); // more are likely on their way
         }
+        boolean idleBeforePublishing = fault == Fault.RECHECKS_BEFORE_PUBLISHING && handOffsIdle();
         parkedAtTick = nowTick;
         parkUntilTick = next; // from here on, a hand-off decides whether to wake us
-        return added.get() == null && cancelled.get() == null && !closed.get() ? next : AWAKE;
+        boolean idle = fault == Fault.RECHECKS_BEFORE_PUBLISHING ? idleBeforePublishing : handOffsIdle();
+        return idle ? next : AWAKE;
+    }
+
+    /** Whether both hand-off stacks are empty and the timer is open: a reaper may park. */
+    private boolean handOffsIdle() {
+        return added.get() == null && cancelled.get() == null && !closed.get();
     }
 
     /**
@@ -463,10 +500,15 @@ public final class SystemTimer extends TaskHost implements Timer {
             }
             stack = next;
         }
+        boolean fromAnyState = fault == Fault.SCHEDULES_CANCELLED_ADDS;
         while (reversed != null) {
             TimerNode next = reversed.handoffNext;
             reversed.handoffNext = null; // before the task becomes SCHEDULED: a canceller may then reuse it
-            link(reversed);
+            if (fromAnyState) {
+                linkFromAnyState(reversed);
+            } else {
+                link(reversed);
+            }
             reversed = next;
         }
         return took;
@@ -475,6 +517,13 @@ public final class SystemTimer extends TaskHost implements Timer {
     /** On the reaper: links a QUEUED task into the wheel, or hands it out if it is due already; a cancelled one is dropped. */
     private void link(TimerNode task) {
         if (task.transition(TimerNode.QUEUED, TimerNode.SCHEDULED) && !wheel.add(task)) {
+            expire(task);
+        }
+    }
+
+    /** {@link Fault#SCHEDULES_CANCELLED_ADDS}: {@link #link} with its compare-and-set from QUEUED replaced by a check and a move from the state found. */
+    private void linkFromAnyState(TimerNode task) {
+        if (task.state() != TimerNode.CANCELLED && task.transition(task.state(), TimerNode.SCHEDULED) && !wheel.add(task)) {
             expire(task);
         }
     }
