@@ -3,7 +3,6 @@ package io.purgatory.timer;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -78,6 +77,8 @@ public final class SystemTimer extends TaskHost implements Timer {
     private static final long AWAKE = Long.MIN_VALUE;
     /** The longest a hand-off waits for the reaper: how long it sleeps after taking hand-offs. */
     static final long HANDOFF_SLACK_TICKS = 10;
+    /** Buckets per level of {@link #SystemTimer(String)}: a power of two, so the wheel shifts and masks. */
+    public static final int DEFAULT_WHEEL_SIZE = 512;
 
     private final String name;
     private final long tickMs;
@@ -89,7 +90,8 @@ public final class SystemTimer extends TaskHost implements Timer {
     private final AtomicReference<TimerNode> added = new AtomicReference<>();
     private final AtomicReference<TimerNode> cancelled = new AtomicReference<>();
     private final AtomicReference<TimerNode> expired = new AtomicReference<>();
-    private final LongAdder size = new LongAdder();
+    /** Tasks added and neither cancelled nor expired (a recurring one until cancelled or ended); see {@link PendingCount}. */
+    private final PendingCount size = new PendingCount();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Consumer<TimerNode> expire = this::expire;
     /** The reaper thread, or null in driven mode. */
@@ -126,8 +128,8 @@ public final class SystemTimer extends TaskHost implements Timer {
         RECHECKS_BEFORE_PUBLISHING,
         /**
          * {@code takeAdds} checks that a task is not cancelled, then moves it to SCHEDULED from the
-         * state it finds, instead of by compare-and-set from QUEUED: a {@code cancel} in between
-         * returns true, and the task is scheduled and runs all the same.
+         * state it reads once more, instead of by compare-and-set from the one state it checked: a
+         * {@code cancel} in between returns true, and the task is scheduled and runs all the same.
          */
         SCHEDULES_CANCELLED_ADDS
     }
@@ -153,9 +155,15 @@ public final class SystemTimer extends TaskHost implements Timer {
         REAPER
     }
 
-    /** A timer with Kafka's defaults: a 1 ms tick and 20 buckets per level. */
+    /**
+     * A timer with a 1 ms tick and {@value #DEFAULT_WHEEL_SIZE} buckets per level (Netty's wheel size;
+     * Kafka's is 20). A wide wheel moves a task down fewer levels before it is due: a 30 s deadline
+     * takes one move instead of three, a 1 s period one instead of two. It costs about 26 KB per level
+     * (a level is made when a deadline first needs it: one for deadlines up to 0.5 s, two up to
+     * 4.4 minutes, three up to 37 hours), against about 1 KB per level with 20 buckets.
+     */
     public SystemTimer(String name) {
-        this(name, 1, 20);
+        this(name, 1, DEFAULT_WHEEL_SIZE);
     }
 
     /**
@@ -229,7 +237,7 @@ public final class SystemTimer extends TaskHost implements Timer {
     @Override
     void start(TimerNode task, long deadlineMs) {
         if (closed.get()) {
-            task.transition(TimerNode.QUEUED, TimerNode.CANCELLED);
+            task.leaveQueue(TimerNode.CANCELLED);
             throw new IllegalStateException("timer " + name + " is closed");
         }
         size.increment();
@@ -243,7 +251,7 @@ public final class SystemTimer extends TaskHost implements Timer {
             return;
         }
         if (runsOnReaper && Thread.currentThread() == reaper) {
-            task.dueTick = ceilDiv(deadlineMs, tickMs);
+            task.dueTick = dueTickOf(deadlineMs);
             if (task.transition(TimerNode.FIRING, TimerNode.SCHEDULED) && !wheel.add(task)) { // else cancelled during its run
                 expire(task); // due already: it runs in this round's next batch
             }
@@ -263,7 +271,7 @@ public final class SystemTimer extends TaskHost implements Timer {
 
     /** Pushes a QUEUED task for the reaper, waking it if the task is due before it would wake. */
     private void handOver(TimerNode task, long deadlineMs) {
-        long dueTick = ceilDiv(deadlineMs, tickMs); // rounded up: never before the deadline
+        long dueTick = dueTickOf(deadlineMs);
         task.dueTick = dueTick;
         if (runsOnReaper && Thread.currentThread() == reaper) {
             link(task); // a task running on the reaper (a recurring one put back): the wheel is this thread's
@@ -274,6 +282,11 @@ public final class SystemTimer extends TaskHost implements Timer {
         if (dueTick < until || (wasEmpty && sleepsLong(until))) {
             wakeReaper();
         }
+    }
+
+    /** The tick a deadline falls due at: rounded up, never before it (no division with the default 1 ms tick). */
+    private long dueTickOf(long deadlineMs) {
+        return tickMs == 1 ? deadlineMs : ceilDiv(deadlineMs, tickMs);
     }
 
     @Override
@@ -516,12 +529,15 @@ public final class SystemTimer extends TaskHost implements Timer {
 
     /** On the reaper: links a QUEUED task into the wheel, or hands it out if it is due already; a cancelled one is dropped. */
     private void link(TimerNode task) {
-        if (task.transition(TimerNode.QUEUED, TimerNode.SCHEDULED) && !wheel.add(task)) {
+        if (task.leaveQueue(TimerNode.SCHEDULED) && !wheel.add(task)) {
             expire(task);
         }
     }
 
-    /** {@link Fault#SCHEDULES_CANCELLED_ADDS}: {@link #link} with its compare-and-set from QUEUED replaced by a check and a move from the state found. */
+    /**
+     * {@link Fault#SCHEDULES_CANCELLED_ADDS}: {@link #link} with its one read of the state and
+     * compare-and-set from it replaced by a check and a move from the state found on a second read.
+     */
     private void linkFromAnyState(TimerNode task) {
         if (task.state() != TimerNode.CANCELLED && task.transition(task.state(), TimerNode.SCHEDULED) && !wheel.add(task)) {
             expire(task);

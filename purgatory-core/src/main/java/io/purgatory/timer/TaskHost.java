@@ -28,7 +28,7 @@ abstract class TaskHost {
     abstract long deadlineMsOfTick(long dueTick);
 
     /**
-     * Schedules a task that {@link TimerNode#claim} just moved to QUEUED, to run at {@code deadlineMs},
+     * Schedules a task just queued (claimed by {@code TimerTask.claim}, or moved to QUEUED by {@code TimerNode.queue}), to run at {@code deadlineMs},
      * and counts it as pending.
      *
      * @throws IllegalStateException if the timer is closed (the task is then cancelled)
@@ -74,7 +74,7 @@ abstract class TaskHost {
         }
         task.claim(this);
         if (first == Schedule.STOP) {
-            task.transition(TimerNode.QUEUED, TimerNode.EXPIRED); // done before it ever ran
+            task.leaveQueue(TimerNode.EXPIRED); // done before it ever ran
             return task;
         }
         task.firstDeadline(first);
