@@ -62,7 +62,7 @@ import org.slf4j.LoggerFactory;
  * through. The reaper and executor threads of a timer that is not driven run those same rounds and
  * batches in a loop, parking between them.
  *
- * <p>Thread-safe. Fields: {@code wheel}, {@code parkedAtTick}, {@code expiredBatchStarted} and the
+ * <p>Thread-safe. Fields: {@code wheel}, {@code parkedAtTick}, {@code roundTick}, {@code expiredBatchStarted} and the
  * link fields of every task in the wheel are written by the reaper (its thread, or in driven mode the
  * caller of {@code reaperRound()}, one at a time) only (a task's {@code dueTick} by the thread that
  * pushes it onto {@code added}, before the push); {@code added}, {@code cancelled}, {@code expired},
@@ -78,7 +78,7 @@ public final class SystemTimer extends TaskHost implements Timer {
     /** The longest a hand-off waits for the reaper: how long it sleeps after taking hand-offs. */
     static final long HANDOFF_SLACK_TICKS = 10;
     /** Buckets per level of {@link #SystemTimer(String)}: a power of two, so the wheel shifts and masks. */
-    public static final int DEFAULT_WHEEL_SIZE = 512;
+    public static final int DEFAULT_WHEEL_SIZE = 1024;
 
     private final String name;
     private final long tickMs;
@@ -103,6 +103,8 @@ public final class SystemTimer extends TaskHost implements Timer {
     private volatile long parkUntilTick = AWAKE;
     /** The tick the reaper parked at; written before {@code parkUntilTick}, read after it. */
     private long parkedAtTick;
+    /** The tick of the reaper's current round; the reaper's only (its tasks' {@link #gridClockMs()}). */
+    private long roundTick;
     private volatile boolean reaperDone;
     /** Whether the reaper pushed onto an empty {@code expired} stack in this round; reaper only. */
     private boolean expiredBatchStarted;
@@ -156,11 +158,11 @@ public final class SystemTimer extends TaskHost implements Timer {
     }
 
     /**
-     * A timer with a 1 ms tick and {@value #DEFAULT_WHEEL_SIZE} buckets per level (Netty's wheel size;
-     * Kafka's is 20). A wide wheel moves a task down fewer levels before it is due: a 30 s deadline
-     * takes one move instead of three, a 1 s period one instead of two. It costs about 26 KB per level
-     * (a level is made when a deadline first needs it: one for deadlines up to 0.5 s, two up to
-     * 4.4 minutes, three up to 37 hours), against about 1 KB per level with 20 buckets.
+     * A timer with a 1 ms tick and {@value #DEFAULT_WHEEL_SIZE} buckets per level (Kafka's wheel has
+     * 20, Netty's single level 512): level 0 spans a second, so a delay or period of up to a second
+     * (1,024 ms) never moves between levels, and a 30 s deadline moves once instead of three times. It
+     * costs about 53 KB per level (a level is made when a deadline first needs it: one for deadlines up
+     * to 1 s, two up to 17 minutes, three up to 12 days), against about 1 KB per level with 20 buckets.
      */
     public SystemTimer(String name) {
         this(name, 1, DEFAULT_WHEEL_SIZE);
@@ -307,6 +309,12 @@ public final class SystemTimer extends TaskHost implements Timer {
         return (int) Math.max(0, Math.min(Integer.MAX_VALUE, size.sum()));
     }
 
+    /** On the reaper running a task ({@link TaskThread#REAPER}): the start of its round, read from no clock. */
+    @Override
+    long gridClockMs() {
+        return runsOnReaper && Thread.currentThread() == reaper ? saturatedMultiply(roundTick, tickMs) : nowMs();
+    }
+
     @Override
     public long nowMs() {
         return elapsedNanos() / NANOS_PER_MS;
@@ -407,6 +415,7 @@ public final class SystemTimer extends TaskHost implements Timer {
      *     round again at once (a hand-off arrived, or the timer is closed)
      */
     private long reapRound(long nowTick) {
+        roundTick = nowTick;
         boolean tookCancellations = takeCancellations(); // both stacks are taken, whatever the first held
         boolean tookHandoffs = takeAdds() || tookCancellations;
         wheel.advance(nowTick, expire);

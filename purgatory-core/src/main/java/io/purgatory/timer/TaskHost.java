@@ -21,6 +21,16 @@ abstract class TaskHost {
     /** The timer's clock, as {@link Timer#nowMs()}. */
     abstract long nowMs();
 
+    /**
+     * The clock a fixed rate's next deadline is found from, on the thread that ran the task: at most
+     * {@link #nowMs()}, and maybe earlier (a {@link SystemTimer} running tasks on its reaper gives the
+     * time its round started, so that a run reads no clock). An earlier clock only means a run missed
+     * by that much is not skipped: it falls due at once; no run is early, as every deadline is on the grid.
+     */
+    long gridClockMs() {
+        return nowMs();
+    }
+
     /** The earliest deadline, in ms on this timer's clock, that is at least {@code delayMs} from now; saturated. */
     abstract long deadlineAfter(long delayMs);
 
