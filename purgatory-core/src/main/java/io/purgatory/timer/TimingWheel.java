@@ -109,13 +109,18 @@ final class TimingWheel {
             }
             setCurrentTick(bucket.dueTick);
             bucket.level.clearOccupied(bucket.index);
-            for (TimerNode task = bucket.poll(); task != null; task = bucket.poll()) {
-                if (task.state() == TimerNode.CANCELLED) {
-                    continue; // its canceller has queued it for remove(); it is unlinked already
-                }
-                if (!add(task)) {
+            // the bucket is emptied at once and its chain walked: each node gets two null stores (which
+            // the GC's write barrier skips) instead of an unlink's two stores into its neighbours; a
+            // task moved down goes to a lower level, never back into this bucket
+            TimerNode task = bucket.detachAll();
+            while (task != bucket) {
+                TimerNode next = task.next;
+                task.prev = null;
+                task.next = null;
+                if (task.state() != TimerNode.CANCELLED && !add(task)) { // a cancelled one is queued for remove(): unlinked already
                     expired.accept(task);
                 }
+                task = next;
             }
         }
         if (nowTick > currentTick) {
