@@ -19,7 +19,9 @@ import java.util.Arrays;
  * counter; one cell per thread that ever changed this count (136 bytes: padded to its own cache lines,
  * so that two threads' counting never shares a line), found through the thread's own map. A cell
  * of a thread that has ended is folded into {@code retired} when the next thread registers, so
- * threads that come and go leave no cells behind.
+ * threads that come and go leave no cells behind. A timer dropped while its threads live on leaves
+ * each of them a stale map entry (the key is weak), which the thread's later lookups expunge: the
+ * usual {@code ThreadLocal} contract.
  *
  * <p>Thread-safe. A cell's {@code value} is written by its owner thread only, read by any thread
  * with acquire; {@code cells} and {@code retired} are guarded by this object's monitor.
