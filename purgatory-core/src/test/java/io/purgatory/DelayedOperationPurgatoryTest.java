@@ -383,7 +383,7 @@ class DelayedOperationPurgatoryTest {
     @Test
     void completedOperationDoesNotKeepItsPayloadReachableWithSystemTimer() {
         String name = uniqueName();
-        try (var systemTimer = new SystemTimer(name + "-timer"); // the default wheel: 1 ms tick, 20 buckets
+        try (var systemTimer = new SystemTimer(name + "-timer"); // the default wheel: 1 ms tick, 1,024 buckets
              var purgatory = DelayedOperationPurgatory.<TestOperation>builder(name)
                      .timer(systemTimer).purgeInterval(Integer.MAX_VALUE).build()) {
             // complete the operation only once it sits in the wheel, so that its cancellation must

@@ -48,8 +48,7 @@ class CallbackTask extends TimerTask implements ScheduledTask {
 
     @Override
     public boolean isDone() {
-        int s = state();
-        return s == EXPIRED || s == CANCELLED;
+        return state() == EXPIRED || isCancelled();
     }
 
     @Override

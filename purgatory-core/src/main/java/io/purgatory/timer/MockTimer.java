@@ -52,10 +52,10 @@ public final class MockTimer extends TaskHost implements Timer {
     @Override
     synchronized void start(TimerNode task, long deadlineMs) {
         if (closed) {
-            task.transition(TimerNode.QUEUED, TimerNode.CANCELLED);
+            task.leaveQueue(TimerNode.CANCELLED);
             throw new IllegalStateException("MockTimer is closed");
         }
-        if (task.transition(TimerNode.QUEUED, TimerNode.SCHEDULED)) { // else cancelled between claim and here
+        if (task.leaveQueue(TimerNode.SCHEDULED)) { // else cancelled between claim and here
             link(task, deadlineMs);
             size++;
         }

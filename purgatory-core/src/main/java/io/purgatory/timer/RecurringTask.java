@@ -95,7 +95,7 @@ abstract class RecurringTask extends CallbackTask {
 
         @Override
         long nextDeadlineMs(long previousDeadlineMs, TaskHost host) {
-            return nextOnGrid(previousDeadlineMs, delayMs(), host.nowMs());
+            return nextOnGrid(previousDeadlineMs, delayMs(), host.gridClockMs());
         }
 
         /**

@@ -3,7 +3,6 @@ package io.purgatory.timer;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -63,7 +62,7 @@ import org.slf4j.LoggerFactory;
  * through. The reaper and executor threads of a timer that is not driven run those same rounds and
  * batches in a loop, parking between them.
  *
- * <p>Thread-safe. Fields: {@code wheel}, {@code parkedAtTick}, {@code expiredBatchStarted} and the
+ * <p>Thread-safe. Fields: {@code wheel}, {@code parkedAtTick}, {@code roundTick}, {@code expiredBatchStarted} and the
  * link fields of every task in the wheel are written by the reaper (its thread, or in driven mode the
  * caller of {@code reaperRound()}, one at a time) only (a task's {@code dueTick} by the thread that
  * pushes it onto {@code added}, before the push); {@code added}, {@code cancelled}, {@code expired},
@@ -78,6 +77,8 @@ public final class SystemTimer extends TaskHost implements Timer {
     private static final long AWAKE = Long.MIN_VALUE;
     /** The longest a hand-off waits for the reaper: how long it sleeps after taking hand-offs. */
     static final long HANDOFF_SLACK_TICKS = 10;
+    /** Buckets per level of {@link #SystemTimer(String)}: a power of two, so the wheel shifts and masks. */
+    public static final int DEFAULT_WHEEL_SIZE = 1024;
 
     private final String name;
     private final long tickMs;
@@ -89,7 +90,8 @@ public final class SystemTimer extends TaskHost implements Timer {
     private final AtomicReference<TimerNode> added = new AtomicReference<>();
     private final AtomicReference<TimerNode> cancelled = new AtomicReference<>();
     private final AtomicReference<TimerNode> expired = new AtomicReference<>();
-    private final LongAdder size = new LongAdder();
+    /** Tasks added and neither cancelled nor expired (a recurring one until cancelled or ended); see {@link PendingCount}. */
+    private final PendingCount size = new PendingCount();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Consumer<TimerNode> expire = this::expire;
     /** The reaper thread, or null in driven mode. */
@@ -101,6 +103,8 @@ public final class SystemTimer extends TaskHost implements Timer {
     private volatile long parkUntilTick = AWAKE;
     /** The tick the reaper parked at; written before {@code parkUntilTick}, read after it. */
     private long parkedAtTick;
+    /** The tick of the reaper's current round; the reaper's only (its tasks' {@link #gridClockMs()}). */
+    private long roundTick;
     private volatile boolean reaperDone;
     /** Whether the reaper pushed onto an empty {@code expired} stack in this round; reaper only. */
     private boolean expiredBatchStarted;
@@ -108,6 +112,29 @@ public final class SystemTimer extends TaskHost implements Timer {
     private volatile boolean reaperWakeUpPending;
     /** Driven mode: a wake-up of the executor is pending; the next batch takes it. */
     private volatile boolean executorWakeUpPending;
+    /** A deliberate bug of a driven timer, for the model checks; null in every other timer. */
+    private final Fault fault;
+
+    /**
+     * A deliberate bug, that a driven timer built for the model checks (SystemTimerLincheckTest) carries
+     * so that the checks show they catch it, on this very code rather than on a copy of it. A timer of
+     * the public constructors has none ({@code fault} is null): the reaper compares it once per round,
+     * never per task.
+     */
+    enum Fault {
+        /**
+         * The reaper looks at the hand-off stacks for the last time <em>before</em> it publishes the
+         * tick it parks until, the Dekker pair reordered: an add that pushes between the two reads
+         * the reaper still awake and does not wake it, and the reaper parks with the task on the stack.
+         */
+        RECHECKS_BEFORE_PUBLISHING,
+        /**
+         * {@code takeAdds} checks that a task is not cancelled, then moves it to SCHEDULED from the
+         * state it reads once more, instead of by compare-and-set from the one state it checked: a
+         * {@code cancel} in between returns true, and the task is scheduled and runs all the same.
+         */
+        SCHEDULES_CANCELLED_ADDS
+    }
 
     /**
      * Which thread runs the tasks and callbacks that fall due.
@@ -130,9 +157,15 @@ public final class SystemTimer extends TaskHost implements Timer {
         REAPER
     }
 
-    /** A timer with Kafka's defaults: a 1 ms tick and 20 buckets per level. */
+    /**
+     * A timer with a 1 ms tick and {@value #DEFAULT_WHEEL_SIZE} buckets per level (Kafka's wheel has
+     * 20, Netty's single level 512): level 0 spans a second, so a delay or period of up to a second
+     * (1,024 ms) never moves between levels, and a 30 s deadline moves once instead of three times. It
+     * costs about 53 KB per level (a level is made when a deadline first needs it: one for deadlines up
+     * to 1 s, two up to 17 minutes, three up to 12 days), against about 1 KB per level with 20 buckets.
+     */
     public SystemTimer(String name) {
-        this(name, 1, 20);
+        this(name, 1, DEFAULT_WHEEL_SIZE);
     }
 
     /**
@@ -153,7 +186,7 @@ public final class SystemTimer extends TaskHost implements Timer {
      * @param taskThread which thread runs due tasks: read {@link TaskThread#REAPER}'s risk first
      */
     public SystemTimer(String name, long tickMs, int wheelSize, TaskThread taskThread) {
-        this(name, tickMs, wheelSize, System::nanoTime, true, Objects.requireNonNull(taskThread, "taskThread") == TaskThread.REAPER);
+        this(name, tickMs, wheelSize, System::nanoTime, true, Objects.requireNonNull(taskThread, "taskThread") == TaskThread.REAPER, null);
     }
 
     /**
@@ -161,10 +194,16 @@ public final class SystemTimer extends TaskHost implements Timer {
      * caller runs the reaper with {@link #reaperRound()} and the executor with {@link #executorBatch()}.
      */
     SystemTimer(String name, long tickMs, int wheelSize, LongSupplier nanoClock) {
-        this(name, tickMs, wheelSize, nanoClock, false, false);
+        this(name, tickMs, wheelSize, nanoClock, false, false, null);
     }
 
-    private SystemTimer(String name, long tickMs, int wheelSize, LongSupplier nanoClock, boolean startThreads, boolean runsOnReaper) {
+    /** A driven timer with a deliberate bug, for the model checks to catch. */
+    SystemTimer(String name, long tickMs, int wheelSize, LongSupplier nanoClock, Fault fault) {
+        this(name, tickMs, wheelSize, nanoClock, false, false, Objects.requireNonNull(fault, "fault"));
+    }
+
+    private SystemTimer(String name, long tickMs, int wheelSize, LongSupplier nanoClock, boolean startThreads, boolean runsOnReaper,
+            Fault fault) {
         this.name = Objects.requireNonNull(name, "name");
         if (tickMs < 1 || tickMs > Long.MAX_VALUE / NANOS_PER_MS) {
             throw new IllegalArgumentException("tickMs must be from 1 to " + Long.MAX_VALUE / NANOS_PER_MS + ": " + tickMs);
@@ -175,6 +214,7 @@ public final class SystemTimer extends TaskHost implements Timer {
         this.startNanos = nanoClock.getAsLong();
         this.wheel = new TimingWheel(wheelSize, 0);
         this.runsOnReaper = runsOnReaper;
+        this.fault = fault;
         if (startThreads) {
             this.executor = runsOnReaper ? null : daemon(this::runExpired, name + "-executor");
             this.reaper = daemon(this::reap, name + "-reaper");
@@ -199,7 +239,7 @@ public final class SystemTimer extends TaskHost implements Timer {
     @Override
     void start(TimerNode task, long deadlineMs) {
         if (closed.get()) {
-            task.transition(TimerNode.QUEUED, TimerNode.CANCELLED);
+            task.leaveQueue(TimerNode.CANCELLED);
             throw new IllegalStateException("timer " + name + " is closed");
         }
         size.increment();
@@ -213,7 +253,7 @@ public final class SystemTimer extends TaskHost implements Timer {
             return;
         }
         if (runsOnReaper && Thread.currentThread() == reaper) {
-            task.dueTick = ceilDiv(deadlineMs, tickMs);
+            task.dueTick = dueTickOf(deadlineMs);
             if (task.transition(TimerNode.FIRING, TimerNode.SCHEDULED) && !wheel.add(task)) { // else cancelled during its run
                 expire(task); // due already: it runs in this round's next batch
             }
@@ -233,7 +273,7 @@ public final class SystemTimer extends TaskHost implements Timer {
 
     /** Pushes a QUEUED task for the reaper, waking it if the task is due before it would wake. */
     private void handOver(TimerNode task, long deadlineMs) {
-        long dueTick = ceilDiv(deadlineMs, tickMs); // rounded up: never before the deadline
+        long dueTick = dueTickOf(deadlineMs);
         task.dueTick = dueTick;
         if (runsOnReaper && Thread.currentThread() == reaper) {
             link(task); // a task running on the reaper (a recurring one put back): the wheel is this thread's
@@ -244,6 +284,11 @@ public final class SystemTimer extends TaskHost implements Timer {
         if (dueTick < until || (wasEmpty && sleepsLong(until))) {
             wakeReaper();
         }
+    }
+
+    /** The tick a deadline falls due at: rounded up, never before it (no division with the default 1 ms tick). */
+    private long dueTickOf(long deadlineMs) {
+        return tickMs == 1 ? deadlineMs : ceilDiv(deadlineMs, tickMs);
     }
 
     @Override
@@ -262,6 +307,12 @@ public final class SystemTimer extends TaskHost implements Timer {
             return 0; // what was pending will never run
         }
         return (int) Math.max(0, Math.min(Integer.MAX_VALUE, size.sum()));
+    }
+
+    /** On the reaper running a task ({@link TaskThread#REAPER}): the start of its round, read from no clock. */
+    @Override
+    long gridClockMs() {
+        return runsOnReaper && Thread.currentThread() == reaper ? saturatedMultiply(roundTick, tickMs) : nowMs();
     }
 
     @Override
@@ -364,6 +415,7 @@ public final class SystemTimer extends TaskHost implements Timer {
      *     round again at once (a hand-off arrived, or the timer is closed)
      */
     private long reapRound(long nowTick) {
+        roundTick = nowTick;
         boolean tookCancellations = takeCancellations(); // both stacks are taken, whatever the first held
         boolean tookHandoffs = takeAdds() || tookCancellations;
         wheel.advance(nowTick, expire);
@@ -379,9 +431,16 @@ public final class SystemTimer extends TaskHost implements Timer {
         if (tookHandoffs) {
             next = Math.min(next, nowTick + HANDOFF_SLACK_TICKS); // more are likely on their way
         }
+        boolean idleBeforePublishing = fault == Fault.RECHECKS_BEFORE_PUBLISHING && handOffsIdle();
         parkedAtTick = nowTick;
         parkUntilTick = next; // from here on, a hand-off decides whether to wake us
-        return added.get() == null && cancelled.get() == null && !closed.get() ? next : AWAKE;
+        boolean idle = fault == Fault.RECHECKS_BEFORE_PUBLISHING ? idleBeforePublishing : handOffsIdle();
+        return idle ? next : AWAKE;
+    }
+
+    /** Whether both hand-off stacks are empty and the timer is open: a reaper may park. */
+    private boolean handOffsIdle() {
+        return added.get() == null && cancelled.get() == null && !closed.get();
     }
 
     /**
@@ -463,10 +522,15 @@ public final class SystemTimer extends TaskHost implements Timer {
             }
             stack = next;
         }
+        boolean fromAnyState = fault == Fault.SCHEDULES_CANCELLED_ADDS;
         while (reversed != null) {
             TimerNode next = reversed.handoffNext;
             reversed.handoffNext = null; // before the task becomes SCHEDULED: a canceller may then reuse it
-            link(reversed);
+            if (fromAnyState) {
+                linkFromAnyState(reversed);
+            } else {
+                link(reversed);
+            }
             reversed = next;
         }
         return took;
@@ -474,7 +538,17 @@ public final class SystemTimer extends TaskHost implements Timer {
 
     /** On the reaper: links a QUEUED task into the wheel, or hands it out if it is due already; a cancelled one is dropped. */
     private void link(TimerNode task) {
-        if (task.transition(TimerNode.QUEUED, TimerNode.SCHEDULED) && !wheel.add(task)) {
+        if (task.leaveQueue(TimerNode.SCHEDULED) && !wheel.add(task)) {
+            expire(task);
+        }
+    }
+
+    /**
+     * {@link Fault#SCHEDULES_CANCELLED_ADDS}: {@link #link} with its one read of the state and
+     * compare-and-set from it replaced by a check and a move from the state found on a second read.
+     */
+    private void linkFromAnyState(TimerNode task) {
+        if (task.state() != TimerNode.CANCELLED && task.transition(task.state(), TimerNode.SCHEDULED) && !wheel.add(task)) {
             expire(task);
         }
     }

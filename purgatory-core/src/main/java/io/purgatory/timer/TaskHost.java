@@ -21,6 +21,16 @@ abstract class TaskHost {
     /** The timer's clock, as {@link Timer#nowMs()}. */
     abstract long nowMs();
 
+    /**
+     * The clock a fixed rate's next deadline is found from, on the thread that ran the task: at most
+     * {@link #nowMs()}, and maybe earlier (a {@link SystemTimer} running tasks on its reaper gives the
+     * time its round started, so that a run reads no clock). An earlier clock only means a run missed
+     * by that much is not skipped: it falls due at once; no run is early, as every deadline is on the grid.
+     */
+    long gridClockMs() {
+        return nowMs();
+    }
+
     /** The earliest deadline, in ms on this timer's clock, that is at least {@code delayMs} from now; saturated. */
     abstract long deadlineAfter(long delayMs);
 
@@ -28,7 +38,7 @@ abstract class TaskHost {
     abstract long deadlineMsOfTick(long dueTick);
 
     /**
-     * Schedules a task that {@link TimerNode#claim} just moved to QUEUED, to run at {@code deadlineMs},
+     * Schedules a task just queued (claimed by {@code TimerTask.claim}, or moved to QUEUED by {@code TimerNode.queue}), to run at {@code deadlineMs},
      * and counts it as pending.
      *
      * @throws IllegalStateException if the timer is closed (the task is then cancelled)
@@ -74,7 +84,7 @@ abstract class TaskHost {
         }
         task.claim(this);
         if (first == Schedule.STOP) {
-            task.transition(TimerNode.QUEUED, TimerNode.EXPIRED); // done before it ever ran
+            task.leaveQueue(TimerNode.EXPIRED); // done before it ever ran
             return task;
         }
         task.firstDeadline(first);

@@ -54,6 +54,18 @@ class TaskList extends TimerNode {
         return p == n ? (TaskList) p : null; // only a sentinel is its own neighbour: left alone, it is empty
     }
 
+    /**
+     * Empties the list in O(1), with no store into its nodes: returns its first node, or this sentinel
+     * if it was empty. The nodes stay chained through {@code next}, the last one's pointing at this
+     * sentinel; the caller walks them and clears each node's links before it links or drops it.
+     */
+    final TimerNode detachAll() {
+        TimerNode first = next;
+        next = this;
+        prev = this;
+        return first;
+    }
+
     /** Removes and returns the first node, or null if the list is empty. */
     final TimerNode poll() {
         TimerNode first = next;

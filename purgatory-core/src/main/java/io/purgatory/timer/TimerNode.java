@@ -19,7 +19,9 @@ import java.lang.invoke.VarHandle;
  *    +-------------+------------cancel------------+--> CANCELLED
  * </pre>
  * Every transition is a compare-and-set on {@code state}, so exactly one of "run" and "cancel" wins.
- * A node cancelled before it is added is never scheduled: adding it does nothing.
+ * A node cancelled before it is added is never scheduled: adding it does nothing. A {@link TimerTask}
+ * is queued by one compare-and-set on its {@code host} instead, and stays NEW until its timer takes
+ * it: a NEW task with a host is queued ({@link #claimedWhileNew()}).
  *
  * <p>A recurring task (the timer's own, behind {@link Timer#scheduleAtFixedRate} and its siblings)
  * goes from SCHEDULED to FIRING instead of EXPIRED: it runs, then either goes back to QUEUED with
@@ -118,6 +120,8 @@ public abstract class TimerNode {
             if (STATE.compareAndSet(this, (byte) s, (byte) CANCELLED)) {
                 if (s != NEW) {
                     hostOf().cancelled(this, s);
+                } else if (claimedWhileNew()) {
+                    hostOf().cancelled(this, QUEUED); // a TimerTask its timer has claimed: queued
                 }
                 return true;
             }
@@ -138,6 +142,26 @@ public abstract class TimerNode {
             return false;
         }
         throw new IllegalStateException("task already added to a timer: " + this);
+    }
+
+    /**
+     * Whether this NEW node was claimed by a timer, so is queued: only a {@link TimerTask} is (its
+     * {@code claim} is one compare-and-set on its host, and the state stays NEW until the timer
+     * takes it); a node of a {@link Control} is queued by {@link #queue()}.
+     */
+    boolean claimedWhileNew() {
+        return false;
+    }
+
+    /**
+     * Moves a queued node (QUEUED, or NEW and {@linkplain #claimedWhileNew() claimed}) to {@code to}:
+     * its timer takes it, or drops it. Called only by the timer the node was handed to.
+     *
+     * @return false if the node was cancelled first
+     */
+    final boolean leaveQueue(int to) {
+        int s = state;
+        return (s == QUEUED || s == NEW) && STATE.compareAndSet(this, (byte) s, (byte) to);
     }
 
     final boolean transition(int from, int to) {

@@ -8,13 +8,16 @@ import java.lang.invoke.VarHandle;
  *
  * <p>A task is its own {@link TimerNode}: the timer links it into its buckets through fields of
  * the task itself, so scheduling allocates nothing per task. A task can therefore be added to one
- * timer, once. Its life cycle is the node's (NEW, QUEUED, SCHEDULED, then EXPIRED or CANCELLED);
- * when it expires the timer calls {@link #run()}.
+ * timer, once. Its life cycle is the node's (NEW, queued, SCHEDULED, then EXPIRED or CANCELLED);
+ * when it expires the timer calls {@link #run()}. Adding it is one compare-and-set, on {@code host}
+ * (the timer claims it; its state stays NEW, which with a host means queued, until the timer takes
+ * it); a cancel before any add claims {@code host} for {@link #CANCELLED_BEFORE_ADD} first, so that
+ * exactly one of the two wins.
  *
  * <h2>Thread-safety</h2>
  * {@link #cancel()} and {@link #isCancelled()} may be called from any thread; the rest is the
  * node's (see {@link TimerNode}). {@code delayMs} is final; {@code host} is volatile, set once by
- * compare-and-set.
+ * compare-and-set (to the timer, or to {@link #CANCELLED_BEFORE_ADD}).
  */
 public abstract class TimerTask extends TimerNode implements Runnable {
 
@@ -22,15 +25,18 @@ public abstract class TimerTask extends TimerNode implements Runnable {
 
     static {
         try {
-            HOST = MethodHandles.lookup().findVarHandle(TimerTask.class, "host", TaskHost.class);
+            HOST = MethodHandles.lookup().findVarHandle(TimerTask.class, "host", Object.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
+    /** {@code host} of a task cancelled before it was added: no timer can claim it any more. */
+    private static final Object CANCELLED_BEFORE_ADD = new Object();
+
     private final long delayMs;
-    /** The timer this task was added to; set once, by compare-and-set, before the task leaves NEW. */
-    private volatile TaskHost host;
+    /** The timer this task was added to, or {@link #CANCELLED_BEFORE_ADD}; set once, by compare-and-set. */
+    private volatile Object host;
 
     /**
      * @param delayMs how long after {@link Timer#add} the task runs, in milliseconds; not negative
@@ -57,38 +63,53 @@ public abstract class TimerTask extends TimerNode implements Runnable {
      *     later runs never happen)
      */
     public boolean cancel() {
-        return cancelNode();
+        if (host == null && state() == NEW) { // never added: claim it, so that no timer can
+            if (HOST.compareAndSet(this, null, CANCELLED_BEFORE_ADD)) {
+                transition(NEW, CANCELLED);
+                return true;
+            }
+        }
+        if (host == CANCELLED_BEFORE_ADD) {
+            return false; // another cancel claimed it first
+        }
+        return cancelNode(); // claimed by a timer: queued, scheduled, firing, or done
     }
 
     /** True once {@link #cancel()} has succeeded. */
     public final boolean isCancelled() {
-        return state() == CANCELLED;
+        return state() == CANCELLED || host == CANCELLED_BEFORE_ADD;
     }
 
     /**
-     * Claims the task for {@code newHost} and moves it from NEW to QUEUED.
+     * Claims the task for {@code newHost}: it is queued from now on (its state stays NEW until the
+     * timer takes it). One compare-and-set.
      *
      * @return false if the task was cancelled before it was added (it must then be ignored)
      * @throws IllegalStateException if the task was already added to a timer
      */
     final boolean claim(TaskHost newHost) {
         if (!HOST.compareAndSet(this, null, newHost)) {
-            if (isCancelled()) {
+            if (host == CANCELLED_BEFORE_ADD) {
                 return false;
             }
             throw new IllegalStateException("task already added to a timer: " + this);
         }
-        return queue();
+        return true;
+    }
+
+    @Override
+    final boolean claimedWhileNew() {
+        return host instanceof TaskHost;
     }
 
     /** The timer this task was added to, or null before it was added. */
     final TaskHost host() {
-        return host;
+        return host instanceof TaskHost h ? h : null;
     }
 
     @Override
     final TaskHost hostOf() {
-        return host;
+        return host();
     }
 
     /** Runs the task: a timer's call ({@link #run()} is the task's own entry point). */

@@ -26,6 +26,10 @@ import java.util.function.Consumer;
  * A task is never handed out before its due tick: it is expired only when
  * {@code dueTick <= currentTick}.
  *
+ * <p>With a power-of-two {@code wheelSize} every span is a power of two too, and the wheel finds a
+ * bucket with shifts and masks; with any other size it divides (a 64-bit division per level touched).
+ * Ticks are never negative (they count from the timer's start).
+ *
  * <p>Not thread-safe: one thread (a {@link SystemTimer}'s reaper) owns the wheel and every task
  * linked into it.
  */
@@ -73,10 +77,10 @@ final class TimingWheel {
         for (int i = 0; ; i++) {
             Level level = i < levelCount ? levels[i] : addLevel();
             if (level.interval == Long.MAX_VALUE || due - level.current < level.interval) {
-                long round = due / level.span;
+                long round = level.round(due);
                 Bucket bucket = level.buckets[index(round)];
                 if (bucket.isEmpty()) {
-                    bucket.dueTick = round * level.span;
+                    bucket.dueTick = level.start(due);
                     level.setOccupied(bucket.index);
                 }
                 bucket.add(task);
@@ -105,13 +109,18 @@ final class TimingWheel {
             }
             setCurrentTick(bucket.dueTick);
             bucket.level.clearOccupied(bucket.index);
-            for (TimerNode task = bucket.poll(); task != null; task = bucket.poll()) {
-                if (task.state() == TimerNode.CANCELLED) {
-                    continue; // its canceller has queued it for remove(); it is unlinked already
-                }
-                if (!add(task)) {
+            // the bucket is emptied at once and its chain walked: each node gets two null stores (which
+            // the GC's write barrier skips) instead of an unlink's two stores into its neighbours; a
+            // task moved down goes to a lower level, never back into this bucket
+            TimerNode task = bucket.detachAll();
+            while (task != bucket) {
+                TimerNode next = task.next;
+                task.prev = null;
+                task.next = null;
+                if (task.state() != TimerNode.CANCELLED && !add(task)) { // a cancelled one is queued for remove(): unlinked already
                     expired.accept(task);
                 }
+                task = next;
             }
         }
         if (nowTick > currentTick) {
@@ -140,7 +149,7 @@ final class TimingWheel {
         currentTick = tick;
         for (int i = 0; i < levelCount; i++) {
             Level level = levels[i];
-            level.current = tick - tick % level.span;
+            level.current = level.start(tick);
         }
     }
 
@@ -150,7 +159,7 @@ final class TimingWheel {
             throw new AssertionError("the top level covers every tick");
         }
         long span = top.interval;
-        Level level = new Level(span, currentTick - currentTick % span);
+        Level level = new Level(span, currentTick);
         if (levelCount == levels.length) {
             levels = Arrays.copyOf(levels, levelCount * 2);
         }
@@ -165,6 +174,8 @@ final class TimingWheel {
     /** One level of the hierarchy: {@code wheelSize} buckets of {@code span} ticks each. */
     private final class Level {
         final long span;
+        /** log2(span) when span is a power of two (a power-of-two wheel), else -1: divisions are then shifts. */
+        final int spanShift;
         /** span * wheelSize, or Long.MAX_VALUE if that overflows: the top level then covers all. */
         final long interval;
         final Bucket[] buckets;
@@ -172,15 +183,27 @@ final class TimingWheel {
         final long[] occupied;
         long current;
 
-        Level(long span, long current) {
+        /** A level of {@code span}-tick buckets, its current time {@code tick} rounded down to the span. */
+        Level(long span, long tick) {
             this.span = span;
+            this.spanShift = Long.bitCount(span) == 1 ? Long.numberOfTrailingZeros(span) : -1;
             this.interval = span > Long.MAX_VALUE / wheelSize ? Long.MAX_VALUE : span * wheelSize;
-            this.current = current;
+            this.current = start(tick);
             this.buckets = new Bucket[wheelSize];
             for (int i = 0; i < wheelSize; i++) {
                 buckets[i] = new Bucket(this, i);
             }
             this.occupied = new long[(wheelSize + 63) >>> 6];
+        }
+
+        /** Which span of this level {@code tick} falls in: {@code tick / span}. */
+        long round(long tick) {
+            return spanShift >= 0 ? tick >>> spanShift : tick / span;
+        }
+
+        /** The start of the span {@code tick} falls in: {@code tick} rounded down to a multiple of span. */
+        long start(long tick) {
+            return spanShift >= 0 ? tick & -span : tick - tick % span;
         }
 
         void setOccupied(int i) {
@@ -193,7 +216,7 @@ final class TimingWheel {
 
         /** The first occupied bucket from the current round onwards, wrapping around: the earliest. */
         Bucket firstOccupied() {
-            int from = index(current / span);
+            int from = index(round(current));
             int i = nextSetBit(from, wheelSize);
             if (i < 0) {
                 i = nextSetBit(0, from);

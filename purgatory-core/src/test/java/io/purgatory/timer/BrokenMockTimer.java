@@ -55,10 +55,10 @@ public final class BrokenMockTimer extends TaskHost implements Timer {
         TaskList bucket;
         synchronized (this) {
             if (closed) {
-                task.transition(TimerNode.QUEUED, TimerNode.CANCELLED);
+                task.leaveQueue(TimerNode.CANCELLED);
                 throw new IllegalStateException("MockTimer is closed");
             }
-            if (!task.transition(TimerNode.QUEUED, TimerNode.SCHEDULED)) {
+            if (!task.leaveQueue(TimerNode.SCHEDULED)) {
                 return;
             }
             task.dueTick = deadlineMs;

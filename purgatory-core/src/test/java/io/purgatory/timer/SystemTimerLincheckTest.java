@@ -37,7 +37,8 @@ import org.junit.jupiter.api.Test;
  * most once more (the run under way) after the {@code cancel} returned; still no wake-up is lost
  * (the recurring callback is back on the add stack) and {@code size()} is exact.
  *
- * <p>The same scenarios run against {@link BrokenSystemTimer}, one bug at a time.
+ * <p>The same scenarios run against the same timer built with a deliberate bug ({@link SystemTimer.Fault}),
+ * one bug at a time, and must catch it.
  */
 @Tag("lincheck")
 class SystemTimerLincheckTest {
@@ -201,32 +202,32 @@ class SystemTimerLincheckTest {
         }
     }
 
-    /** The scenario on the broken copy, with {@link BrokenSystemTimer.Bug#RECHECKS_BEFORE_PUBLISHING}. */
+    /** The scenario on a driven timer with {@link SystemTimer.Fault#RECHECKS_BEFORE_PUBLISHING}. */
     public static class RechecksBeforePublishing extends Scenario {
         public RechecksBeforePublishing() {
             this(new Clock());
         }
 
         private RechecksBeforePublishing(Clock clock) {
-            this(clock, new BrokenSystemTimer(BrokenSystemTimer.Bug.RECHECKS_BEFORE_PUBLISHING, 1, 4, clock));
+            this(clock, new SystemTimer("model", 1, 4, clock, SystemTimer.Fault.RECHECKS_BEFORE_PUBLISHING));
         }
 
-        private RechecksBeforePublishing(Clock clock, BrokenSystemTimer timer) {
+        private RechecksBeforePublishing(Clock clock, SystemTimer timer) {
             super(clock, timer, timer::reaperRound, timer::executorBatch, timer::lostWakeUp);
         }
     }
 
-    /** The scenario on the broken copy, with {@link BrokenSystemTimer.Bug#SCHEDULES_CANCELLED_ADDS}. */
+    /** The scenario on a driven timer with {@link SystemTimer.Fault#SCHEDULES_CANCELLED_ADDS}. */
     public static class SchedulesCancelledAdds extends Scenario {
         public SchedulesCancelledAdds() {
             this(new Clock());
         }
 
         private SchedulesCancelledAdds(Clock clock) {
-            this(clock, new BrokenSystemTimer(BrokenSystemTimer.Bug.SCHEDULES_CANCELLED_ADDS, 1, 4, clock));
+            this(clock, new SystemTimer("model", 1, 4, clock, SystemTimer.Fault.SCHEDULES_CANCELLED_ADDS));
         }
 
-        private SchedulesCancelledAdds(Clock clock, BrokenSystemTimer timer) {
+        private SchedulesCancelledAdds(Clock clock, SystemTimer timer) {
             super(clock, timer, timer::reaperRound, timer::executorBatch, timer::lostWakeUp);
         }
     }

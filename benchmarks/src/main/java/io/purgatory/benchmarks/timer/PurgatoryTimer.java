@@ -4,7 +4,7 @@ import io.purgatory.timer.SystemTimer;
 import io.purgatory.timer.TimerTask;
 
 /**
- * Our {@link SystemTimer} with its defaults. Its reaper thread owns the wheel; expired tasks run on
+ * Our {@link SystemTimer} with its defaults (another wheel size with {@code -Dwheel=N}). Its reaper thread owns the wheel; expired tasks run on
  * its executor thread. Thread-safe.
  */
 final class PurgatoryTimer implements TimerUnderTest {
@@ -17,7 +17,7 @@ final class PurgatoryTimer implements TimerUnderTest {
     }
 
     PurgatoryTimer(SystemTimer.TaskThread taskThread) {
-        this.timer = new SystemTimer("bench-purgatory", 1, Integer.getInteger("wheel", 20), taskThread);
+        this.timer = new SystemTimer("bench-purgatory", 1, Integer.getInteger("wheel", SystemTimer.DEFAULT_WHEEL_SIZE), taskThread);
     }
 
     @Override

@@ -7,7 +7,7 @@ import io.purgatory.timer.SystemTimer;
  * advances it.
  */
 public enum TimerImplementation {
-    /** {@code io.purgatory.timer.SystemTimer}: tick 1 ms, 20 buckets per level (the defaults). */
+    /** {@code io.purgatory.timer.SystemTimer}: tick 1 ms, its default buckets per level ({@code -Dwheel=N} for another). */
     PURGATORY {
         @Override
         public TimerUnderTest open() {
