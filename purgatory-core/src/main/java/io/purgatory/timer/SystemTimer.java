@@ -1,5 +1,6 @@
 package io.purgatory.timer;
 
+import org.jspecify.annotations.Nullable;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -86,16 +87,16 @@ public final class SystemTimer extends TaskHost implements Timer {
     private final LongSupplier nanoClock;
     private final long startNanos;
     private final TimingWheel wheel;
-    private final AtomicReference<TimerNode> added = new AtomicReference<>();
-    private final AtomicReference<TimerNode> cancelled = new AtomicReference<>();
-    private final AtomicReference<TimerNode> expired = new AtomicReference<>();
+    private final AtomicReference<@Nullable TimerNode> added = new AtomicReference<>();
+    private final AtomicReference<@Nullable TimerNode> cancelled = new AtomicReference<>();
+    private final AtomicReference<@Nullable TimerNode> expired = new AtomicReference<>();
     private final LongAdder size = new LongAdder();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Consumer<TimerNode> expire = this::expire;
     /** The reaper thread, or null in driven mode. */
-    private final Thread reaper;
+    private final @Nullable Thread reaper;
     /** The executor thread, or null in driven mode and when tasks run on the reaper. */
-    private final Thread executor;
+    private final @Nullable Thread executor;
     /** Whether due tasks run on the reaper thread ({@link TaskThread#REAPER}). */
     private final boolean runsOnReaper;
     private volatile long parkUntilTick = AWAKE;
@@ -313,7 +314,7 @@ public final class SystemTimer extends TaskHost implements Timer {
     }
 
     /** Pushes onto a hand-off stack; returns whether the stack was empty. */
-    private static boolean push(AtomicReference<TimerNode> stack, TimerNode task) {
+    private static boolean push(AtomicReference<@Nullable TimerNode> stack, TimerNode task) {
         TimerNode head;
         do {
             head = stack.get();
@@ -412,7 +413,7 @@ public final class SystemTimer extends TaskHost implements Timer {
      * pending must have no added task due before that tick and, if it sleeps longer than the slack,
      * both hand-off stacks empty; expired tasks waiting for the executor need its wake-up pending.
      */
-    String lostWakeUp() {
+    @Nullable String lostWakeUp() {
         long until = parkUntilTick;
         if (until != AWAKE && !reaperWakeUpPending) {
             for (TimerNode task = added.get(); task != null; task = task.handoffNext) {
@@ -518,7 +519,7 @@ public final class SystemTimer extends TaskHost implements Timer {
     }
 
     /** Reverses a taken hand-off stack (last-in first-out) into the order its tasks were pushed. */
-    private static TimerNode inPushOrder(TimerNode stack) {
+    private static @Nullable TimerNode inPushOrder(@Nullable TimerNode stack) {
         TimerNode reversed = null;
         while (stack != null) {
             TimerNode next = stack.handoffNext;

@@ -1,5 +1,6 @@
 package io.purgatory.timer;
 
+import org.jspecify.annotations.Nullable;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
@@ -30,7 +31,7 @@ public abstract class TimerTask extends TimerNode implements Runnable {
 
     private final long delayMs;
     /** The timer this task was added to; set once, by compare-and-set, before the task leaves NEW. */
-    private volatile TaskHost host;
+    private volatile @Nullable TaskHost host;
 
     /**
      * @param delayMs how long after {@link Timer#add} the task runs, in milliseconds; not negative
@@ -82,23 +83,23 @@ public abstract class TimerTask extends TimerNode implements Runnable {
     }
 
     /** The timer this task was added to, or null before it was added. */
-    final TaskHost host() {
+    final @Nullable TaskHost host() {
         return host;
     }
 
     @Override
-    final TaskHost hostOf() {
+    final @Nullable TaskHost hostOf() {
         return host;
     }
 
     /** Runs the task: a timer's call ({@link #run()} is the task's own entry point). */
     @Override
-    protected final void onDue(Due due) {
+    protected final void onDue(@Nullable Due due) {
         run();
     }
 
     @Override
-    protected final Timer timer(Due due) {
+    protected final @Nullable Timer timer(@Nullable Due due) {
         return host instanceof Timer t ? t : null;
     }
 }

@@ -1,5 +1,6 @@
 package io.purgatory.timer;
 
+import org.jspecify.annotations.Nullable;
 import java.util.Arrays;
 import java.util.function.Consumer;
 
@@ -125,7 +126,7 @@ final class TimingWheel {
         return bucket == null ? Long.MAX_VALUE : bucket.dueTick;
     }
 
-    private Bucket earliestBucket() {
+    private @Nullable Bucket earliestBucket() {
         Bucket earliest = null;
         for (int i = 0; i < levelCount; i++) {
             Bucket b = levels[i].firstOccupied();
@@ -192,7 +193,7 @@ final class TimingWheel {
         }
 
         /** The first occupied bucket from the current round onwards, wrapping around: the earliest. */
-        Bucket firstOccupied() {
+        @Nullable Bucket firstOccupied() {
             int from = index(current / span);
             int i = nextSetBit(from, wheelSize);
             if (i < 0) {
