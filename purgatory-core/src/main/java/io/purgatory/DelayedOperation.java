@@ -169,7 +169,7 @@ public abstract class DelayedOperation extends OperationState {
      * @param reason why, for {@code onComplete}; may be null
      * @return true if this call completed the operation
      */
-    public final boolean cancel(Object reason) {
+    public final boolean cancel(@Nullable Object reason) {
         return complete(Completion.CANCELLED, reason);
     }
 
