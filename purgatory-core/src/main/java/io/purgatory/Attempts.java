@@ -1,5 +1,7 @@
 package io.purgatory;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The outcome of one call that tries or cancels several operations: how many it completed, and the
  * first exception user code threw (later ones are added to it as suppressed). Every operation of
@@ -12,7 +14,7 @@ final class Attempts {
 
     private int completed;
     /** A RuntimeException or an Error: the only throwables collected (user code throws no checked ones). */
-    private Throwable failure;
+    private @Nullable Throwable failure;
 
     /** Retries op (see {@link OperationState#maybeTryComplete()}); true if this attempt completed it. */
     boolean retry(OperationState op) {
@@ -28,7 +30,7 @@ final class Attempts {
     }
 
     /** Cancels op with {@code reason} (see {@link DelayedOperation#cancel(Object)}). */
-    void cancel(OperationState op, Object reason) {
+    void cancel(OperationState op, @Nullable Object reason) {
         try {
             if (op.complete(Completion.CANCELLED, reason)) {
                 completed++;
@@ -53,7 +55,7 @@ final class Attempts {
     }
 
     /** {@code first}, with {@code next} suppressed in it; {@code next} if there is no first. */
-    static Throwable first(Throwable first, Throwable next) {
+    static @Nullable Throwable first(@Nullable Throwable first, Throwable next) {
         if (first == null) {
             return next;
         }
@@ -64,7 +66,7 @@ final class Attempts {
     }
 
     /** Throws {@code failure} (a RuntimeException or an Error) if it is not null. */
-    static void rethrow(Throwable failure) {
+    static void rethrow(@Nullable Throwable failure) {
         if (failure instanceof Error error) {
             throw error;
         }

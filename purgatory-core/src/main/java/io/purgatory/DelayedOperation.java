@@ -1,5 +1,6 @@
 package io.purgatory;
 
+import org.jspecify.annotations.Nullable;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
@@ -84,7 +85,7 @@ public abstract class DelayedOperation extends OperationState {
     private volatile long owner;
 
     /** A thread parked in {@link #lock()} until {@link #unlock()} wakes it; at most one at a time. */
-    private volatile Thread waiter;
+    private volatile @Nullable Thread waiter;
 
     /**
      * @param delayMs how long the operation may wait before it expires, in milliseconds; not negative
@@ -168,7 +169,7 @@ public abstract class DelayedOperation extends OperationState {
      * @param reason why, for {@code onComplete}; may be null
      * @return true if this call completed the operation
      */
-    public final boolean cancel(Object reason) {
+    public final boolean cancel(@Nullable Object reason) {
         return complete(Completion.CANCELLED, reason);
     }
 
@@ -186,7 +187,7 @@ public abstract class DelayedOperation extends OperationState {
      * How the operation completed, or null while it has not. Set before {@link #onComplete()} runs,
      * so {@code onComplete} can read it; never changes afterwards.
      */
-    public final Completion completion() {
+    public final @Nullable Completion completion() {
         return completedAs();
     }
 
@@ -196,7 +197,7 @@ public abstract class DelayedOperation extends OperationState {
      * if none was given or the operation did not complete by a cancellation. Readable in
      * {@code onComplete}.
      */
-    public final Object cancelReason() {
+    public final @Nullable Object cancelReason() {
         return reasonGiven();
     }
 

@@ -1,5 +1,6 @@
 package io.purgatory;
 
+import org.jspecify.annotations.Nullable;
 import io.purgatory.timer.SystemTimer;
 import io.purgatory.timer.Timer;
 import java.lang.management.ManagementFactory;
@@ -115,7 +116,7 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
     private final PurgatoryMetrics metrics;
     private final AtomicBoolean purging = new AtomicBoolean();
     private final AtomicBoolean closing = new AtomicBoolean();
-    private final Thread purgeReaper;
+    private final @Nullable Thread purgeReaper;
     private final boolean mbeanRegistered;
     private volatile boolean closed;
     /**
@@ -132,8 +133,9 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
 
     private DelayedOperationPurgatory(Builder<?> builder) {
         this.name = builder.name;
-        this.ownsTimer = builder.timer == null;
-        this.timer = ownsTimer ? new SystemTimer(name) : builder.timer;
+        Timer given = builder.timer;
+        this.ownsTimer = given == null;
+        this.timer = given == null ? new SystemTimer(name) : given;
         this.purgeInterval = builder.purgeInterval;
         this.metrics = new PurgatoryMetrics(name, this::watched, this::numDelayed);
         this.mbeanRegistered = registerMBean();
@@ -270,7 +272,7 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
      * The offer behind every {@code tryCompleteElseWatch}: the operation watches {@code keys}, or,
      * when that is null, each key of {@code positions} at its position.
      */
-    private boolean offer(T operation, List<?> keys, Map<?, Long> positions) {
+    private boolean offer(T operation, @Nullable List<?> keys, @Nullable Map<?, Long> positions) {
         Throwable failure = null; // of tryComplete: kept to rethrow at the end (no Attempts: parking allocates nothing)
         boolean offeredAfterClose;
         boolean completedNow = false;
@@ -298,6 +300,7 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
                     if (keys != null) {
                         watch(operation, keys);
                     } else {
+                        assert positions != null; // one of the two is given
                         watchAt(operation, positions);
                     }
                     try {
@@ -326,7 +329,7 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
             // close() may have swept the lists before this operation was linked, and lists it linked
             // into after the sweep are visited by nobody else: take them, answering what they hold
             // (this operation too, unless it completed)
-            for (Object key : keys != null ? keys : positions.keySet()) {
+            for (Object key : keys != null ? keys : Objects.requireNonNull(positions).keySet()) {
                 takeList(key, this::expireOnClose);
             }
             operation.expire(Completion.CLOSED);
@@ -405,7 +408,7 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
      * @return how many operations this call completed
      * @throws NullPointerException if the key is null
      */
-    public int cancelForKey(Object key, Object reason) {
+    public int cancelForKey(Object key, @Nullable Object reason) {
         Attempts attempts = new Attempts();
         takeList(Objects.requireNonNull(key, "key"), op -> attempts.cancel(op, reason));
         return attempts.result();
@@ -536,7 +539,7 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
         watching(op, head);
     }
 
-    private void watching(OperationState op, Watch watches) {
+    private void watching(OperationState op, @Nullable Watch watches) {
         op.watches = watches;
         delayed.increment();
     }
@@ -702,7 +705,7 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
      */
     public static final class Builder<T extends OperationState> {
         private final String name;
-        private Timer timer;
+        private @Nullable Timer timer;
         private int purgeInterval = 1000;
         private boolean reaperEnabled = true;
 

@@ -1,5 +1,6 @@
 package io.purgatory;
 
+import org.jspecify.annotations.Nullable;
 import io.purgatory.timer.Timer;
 import io.purgatory.timer.TimerNode;
 import java.lang.invoke.MethodHandles;
@@ -64,18 +65,18 @@ public abstract class OperationState extends TimerNode {
      * {@link CancelledFor} holding the reason of a cancellation given one (the one case that
      * allocates, so that no operation carries a reason field). Written once, under the lock.
      */
-    private volatile Object completion;
+    private volatile @Nullable Object completion;
     /** Set by a thread that wanted to retry the try but found the lock taken. */
     private volatile boolean retryPending;
 
     /** The purgatory this operation was offered to, or null. Guarded by lock. */
-    DelayedOperationPurgatory<?> purgatory;
+    @Nullable DelayedOperationPurgatory<?> purgatory;
     /** The list of the first key watched, where this operation is its own entry, or null. Guarded by lock. */
-    WatchList firstList;
+    @Nullable WatchList firstList;
     /** This operation's slot in {@code firstList}. Guarded by {@code firstList}'s monitor. */
     int firstSlot;
     /** Head of the watches for the keys other than the first (for every key, with positions), linked through {@link Watch#sibling}. Guarded by lock. */
-    Watch watches;
+    @Nullable Watch watches;
 
     /** For {@link DelayedOperation} and bridges of this package. */
     OperationState() {
@@ -102,7 +103,7 @@ public abstract class OperationState extends TimerNode {
      * The timer the operation's expiry was added to: its purgatory's. A bridge whose objects are
      * also added to a timer directly (Kafka's {@code TimerTask}) keeps that timer and returns it.
      */
-    Timer expiryTimer() {
+    @Nullable Timer expiryTimer() {
         DelayedOperationPurgatory<?> p = purgatory;
         return p == null ? null : p.timer();
     }
@@ -124,7 +125,7 @@ public abstract class OperationState extends TimerNode {
      * @throws IllegalStateException if the expiry has not expired
      */
     @Override
-    protected final void onDue(TimerNode.Due due) {
+    protected final void onDue(TimerNode.@Nullable Due due) {
         if (due == null || !EXPIRY.isExpired(this)) {
             throw new IllegalStateException("not expired: " + this);
         }
@@ -133,7 +134,7 @@ public abstract class OperationState extends TimerNode {
 
     /** The timer the expiry was added to ({@link #expiryTimer()}); see {@link #onDue}. */
     @Override
-    protected final Timer timer(TimerNode.Due due) {
+    protected final @Nullable Timer timer(TimerNode.@Nullable Due due) {
         return due == null ? null : expiryTimer();
     }
 
@@ -145,13 +146,13 @@ public abstract class OperationState extends TimerNode {
     }
 
     /** How the operation completed, or null while it has not. */
-    final Completion completedAs() {
+    final @Nullable Completion completedAs() {
         Object c = completion;
         return c instanceof CancelledFor ? Completion.CANCELLED : (Completion) c;
     }
 
     /** The reason given to the cancellation that completed the operation, or null. */
-    final Object reasonGiven() {
+    final @Nullable Object reasonGiven() {
         return completion instanceof CancelledFor cancelled ? cancelled.reason() : null;
     }
 
@@ -166,7 +167,7 @@ public abstract class OperationState extends TimerNode {
      *
      * @return true if this call completed it
      */
-    final boolean complete(Completion how, Object reason) {
+    final boolean complete(Completion how, @Nullable Object reason) {
         if (completion != null) {
             return false;
         }

@@ -1,6 +1,7 @@
 package io.purgatory;
 
 import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The position watches of one key, by the position each waits for, lowest first.
@@ -74,7 +75,7 @@ final class PositionIndex {
      * Removes and returns the watch with the lowest position if that position is at or below
      * {@code position}, a tombstone or not; null if there is none.
      */
-    PositionWatch pollDue(long position) {
+    @Nullable PositionWatch pollDue(long position) {
         boolean fromRun = runSize > 0 && runPositions[runHead] <= position
                 && (heapSize == 0 || runPositions[runHead] <= heapPositions[0]);
         PositionWatch watch;

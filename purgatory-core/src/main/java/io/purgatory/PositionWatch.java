@@ -1,5 +1,7 @@
 package io.purgatory;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A watch that waits for its key's position to reach a threshold. It starts in its list's
  * {@link PositionIndex} ({@code indexed}), where {@link DelayedOperationPurgatory#advance} finds it by
@@ -18,16 +20,17 @@ package io.purgatory;
 final class PositionWatch extends Watch {
 
     /** The list this watch is linked into. */
-    WatchList list;
+    @Nullable WatchList list;
     /** True while the watch is in {@code list}'s position index. Guarded by {@code list}'s monitor. */
     boolean indexed;
 
-    PositionWatch(OperationState op, Watch sibling) {
+    PositionWatch(OperationState op, @Nullable Watch sibling) {
         super(op, sibling);
     }
 
     @Override
     int release() {
+        assert list != null; // set when the watch was linked, before its operation's lock was released
         return list.release(this);
     }
 }

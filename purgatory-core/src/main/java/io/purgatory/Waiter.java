@@ -16,7 +16,9 @@ abstract class Waiter extends DelayedOperation {
 
     @Override
     public final void onComplete() {
-        answer(WaitOutcome.of(completion()));
+        Completion how = completion();
+        assert how != null; // set before onComplete runs
+        answer(WaitOutcome.of(how));
     }
 
     @Override

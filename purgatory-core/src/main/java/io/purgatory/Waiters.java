@@ -1,5 +1,6 @@
 package io.purgatory;
 
+import org.jspecify.annotations.Nullable;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -257,7 +258,7 @@ public final class Waiters<K> implements AutoCloseable {
      * the thread. Thread-safe: {@code outcome} is written once, under the operation's lock.
      */
     private static final class ParkingWaiter<K> extends PositionWaiter<K> {
-        volatile WaitOutcome outcome;
+        volatile @Nullable WaitOutcome outcome;
 
         ParkingWaiter(long delayMs, ToLongFunction<? super K> positions, K key, long position) {
             super(delayMs, positions, key, position);

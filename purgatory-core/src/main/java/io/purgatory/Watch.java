@@ -1,5 +1,7 @@
 package io.purgatory;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One operation watching one of its keys other than the first (for the first, the operation is its
  * own entry in the key's {@link WatchList}), or, as a {@link PositionWatch}, any key it watches at a
@@ -15,10 +17,10 @@ package io.purgatory;
  */
 class Watch {
 
-    OperationState op;
-    final Watch sibling;
+    @Nullable OperationState op;
+    final @Nullable Watch sibling;
 
-    Watch(OperationState op, Watch sibling) {
+    Watch(OperationState op, @Nullable Watch sibling) {
         this.op = op;
         this.sibling = sibling;
     }

@@ -1,5 +1,6 @@
 package io.purgatory;
 
+import org.jspecify.annotations.Nullable;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.Arrays;
 
@@ -48,7 +49,7 @@ final class WatchList {
     private int size;
     /** The position watches not yet reached by an advance; null until the first one. */
     @GuardedBy("this")
-    private PositionIndex index;
+    private @Nullable PositionIndex index;
     @GuardedBy("this")
     private boolean detached;
 
@@ -57,7 +58,7 @@ final class WatchList {
     }
 
     /** The operation an entry stands for, or null for a tombstone. */
-    static OperationState operationOf(Object entry) {
+    static @Nullable OperationState operationOf(Object entry) {
         return entry instanceof Watch watch ? watch.op : (OperationState) entry;
     }
 
@@ -134,6 +135,7 @@ final class WatchList {
         if (!watch.indexed) {
             return 1;
         }
+        assert index != null; // an indexed watch is in it
         index.buried();
         counts.linked.add(-index.removeDeadIfHalf());
         return 0;

@@ -53,7 +53,9 @@ class CallbackTask extends TimerTask implements ScheduledTask {
 
     @Override
     public long deadlineMs() {
-        return host().deadlineMsOfTick(dueTick);
+        TaskHost host = host();
+        assert host != null; // a callback's handle is added before it is returned
+        return host.deadlineMsOfTick(dueTick);
     }
 
     @Override

@@ -120,6 +120,7 @@ public final class MockTimer extends TaskHost implements Timer {
                 }
                 now = Math.max(now, first.getKey());
                 task = first.getValue().poll();
+                assert task != null; // an empty bucket leaves byDeadline
                 if (first.getValue().isEmpty()) {
                     byDeadline.remove(first.getKey());
                 }

@@ -52,6 +52,7 @@ abstract class RecurringTask extends CallbackTask {
         }
         runCallback();
         TaskHost host = host();
+        assert host != null; // it ran: it was added
         long previous = deadlineMs;
         long next;
         try {

@@ -1,5 +1,6 @@
 package io.purgatory.timer;
 
+import org.jspecify.annotations.Nullable;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -87,17 +88,17 @@ public final class SystemTimer extends TaskHost implements Timer {
     private final LongSupplier nanoClock;
     private final long startNanos;
     private final TimingWheel wheel;
-    private final AtomicReference<TimerNode> added = new AtomicReference<>();
-    private final AtomicReference<TimerNode> cancelled = new AtomicReference<>();
-    private final AtomicReference<TimerNode> expired = new AtomicReference<>();
+    private final AtomicReference<@Nullable TimerNode> added = new AtomicReference<>();
+    private final AtomicReference<@Nullable TimerNode> cancelled = new AtomicReference<>();
+    private final AtomicReference<@Nullable TimerNode> expired = new AtomicReference<>();
     /** Tasks added and neither cancelled nor expired (a recurring one until cancelled or ended); see {@link PendingCount}. */
     private final PendingCount size = new PendingCount();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Consumer<TimerNode> expire = this::expire;
     /** The reaper thread, or null in driven mode. */
-    private final Thread reaper;
+    private final @Nullable Thread reaper;
     /** The executor thread, or null in driven mode and when tasks run on the reaper. */
-    private final Thread executor;
+    private final @Nullable Thread executor;
     /** Whether due tasks run on the reaper thread ({@link TaskThread#REAPER}). */
     private final boolean runsOnReaper;
     private volatile long parkUntilTick = AWAKE;
@@ -113,7 +114,7 @@ public final class SystemTimer extends TaskHost implements Timer {
     /** Driven mode: a wake-up of the executor is pending; the next batch takes it. */
     private volatile boolean executorWakeUpPending;
     /** A deliberate bug of a driven timer, for the model checks; null in every other timer. */
-    private final Fault fault;
+    private final @Nullable Fault fault;
 
     /**
      * A deliberate bug, that a driven timer built for the model checks (SystemTimerLincheckTest) carries
@@ -203,7 +204,7 @@ public final class SystemTimer extends TaskHost implements Timer {
     }
 
     private SystemTimer(String name, long tickMs, int wheelSize, LongSupplier nanoClock, boolean startThreads, boolean runsOnReaper,
-            Fault fault) {
+            @Nullable Fault fault) {
         this.name = Objects.requireNonNull(name, "name");
         if (tickMs < 1 || tickMs > Long.MAX_VALUE / NANOS_PER_MS) {
             throw new IllegalArgumentException("tickMs must be from 1 to " + Long.MAX_VALUE / NANOS_PER_MS + ": " + tickMs);
@@ -364,7 +365,7 @@ public final class SystemTimer extends TaskHost implements Timer {
     }
 
     /** Pushes onto a hand-off stack; returns whether the stack was empty. */
-    private static boolean push(AtomicReference<TimerNode> stack, TimerNode task) {
+    private static boolean push(AtomicReference<@Nullable TimerNode> stack, TimerNode task) {
         TimerNode head;
         do {
             head = stack.get();
@@ -471,7 +472,7 @@ public final class SystemTimer extends TaskHost implements Timer {
      * pending must have no added task due before that tick and, if it sleeps longer than the slack,
      * both hand-off stacks empty; expired tasks waiting for the executor need its wake-up pending.
      */
-    String lostWakeUp() {
+    @Nullable String lostWakeUp() {
         long until = parkUntilTick;
         if (until != AWAKE && !reaperWakeUpPending) {
             for (TimerNode task = added.get(); task != null; task = task.handoffNext) {
@@ -592,7 +593,7 @@ public final class SystemTimer extends TaskHost implements Timer {
     }
 
     /** Reverses a taken hand-off stack (last-in first-out) into the order its tasks were pushed. */
-    private static TimerNode inPushOrder(TimerNode stack) {
+    private static @Nullable TimerNode inPushOrder(@Nullable TimerNode stack) {
         TimerNode reversed = null;
         while (stack != null) {
             TimerNode next = stack.handoffNext;

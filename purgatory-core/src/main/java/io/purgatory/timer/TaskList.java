@@ -1,5 +1,7 @@
 package io.purgatory.timer;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * An intrusive doubly linked FIFO list of nodes: circular, with this object as its sentinel, linked
  * through the nodes' own {@code prev} and {@code next}. A node is in at most one list at a time, and
@@ -18,12 +20,12 @@ class TaskList extends TimerNode {
 
     /** A sentinel is never added to a timer, so never due. */
     @Override
-    protected final void onDue(Due due) {
+    protected final void onDue(@Nullable Due due) {
         throw new IllegalStateException("a list's sentinel is never due");
     }
 
     @Override
-    protected final Timer timer(Due due) {
+    protected final @Nullable Timer timer(@Nullable Due due) {
         return null;
     }
 
@@ -33,6 +35,7 @@ class TaskList extends TimerNode {
 
     final void add(TimerNode node) {
         TimerNode last = prev;
+        assert last != null; // a sentinel's links are never null: it is its own neighbour when empty
         node.prev = last;
         node.next = this;
         last.next = node;
@@ -44,9 +47,10 @@ class TaskList extends TimerNode {
      *
      * @return the list the node was in if this left it empty, else null
      */
-    static TaskList unlink(TimerNode node) {
+    static @Nullable TaskList unlink(TimerNode node) {
         TimerNode p = node.prev;
         TimerNode n = node.next;
+        assert p != null && n != null : "not in a list: " + node;
         p.next = n;
         n.prev = p;
         node.prev = null;
@@ -61,17 +65,19 @@ class TaskList extends TimerNode {
      */
     final TimerNode detachAll() {
         TimerNode first = next;
+        assert first != null; // a sentinel's links are never null
         next = this;
         prev = this;
         return first;
     }
 
     /** Removes and returns the first node, or null if the list is empty. */
-    final TimerNode poll() {
+    final @Nullable TimerNode poll() {
         TimerNode first = next;
         if (first == this) {
             return null;
         }
+        assert first != null; // a sentinel's links are never null
         unlink(first);
         return first;
     }

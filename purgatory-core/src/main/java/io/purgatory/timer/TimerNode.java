@@ -1,5 +1,6 @@
 package io.purgatory.timer;
 
+import org.jspecify.annotations.Nullable;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
@@ -68,10 +69,10 @@ public abstract class TimerNode {
      * null while the node is in no list (so a node needs no reference to its list: unlinking it
      * joins its neighbours, and a bucket that ends up alone is empty).
      */
-    TimerNode prev;
-    TimerNode next;
+    @Nullable TimerNode prev;
+    @Nullable TimerNode next;
     /** Link in a lock-free hand-off stack: adds, then at most once cancellations or expiries. */
-    TimerNode handoffNext;
+    @Nullable TimerNode handoffNext;
 
     /**
      * For {@link TimerTask}, and for a class that extends this one directly and takes its
@@ -87,13 +88,13 @@ public abstract class TimerNode {
      * can make one, so a subclass cannot make its own node, or another, fall due early (and a
      * node should check, with its {@link Control#isExpired}, that it has in fact expired).
      */
-    protected abstract void onDue(Due due);
+    protected abstract void onDue(@Nullable Due due);
 
     /**
      * The timer this node was added to (the node keeps no reference to it: a {@link TimerTask}
      * does, an operation knows its purgatory's), or null before it was added.
      */
-    protected abstract Timer timer(Due due);
+    protected abstract @Nullable Timer timer(@Nullable Due due);
 
     /** What the timer calls when the node is due. */
     void runDue() {
@@ -101,7 +102,7 @@ public abstract class TimerNode {
     }
 
     /** The timer this node was added to, as its host, or null. */
-    TaskHost hostOf() {
+    @Nullable TaskHost hostOf() {
         return timer(Due.TOKEN) instanceof TaskHost host ? host : null;
     }
 
@@ -119,9 +120,13 @@ public abstract class TimerNode {
             }
             if (STATE.compareAndSet(this, (byte) s, (byte) CANCELLED)) {
                 if (s != NEW) {
-                    hostOf().cancelled(this, s);
+                    TaskHost host = hostOf();
+                    assert host != null; // a node leaves NEW only once added to a host
+                    host.cancelled(this, s);
                 } else if (claimedWhileNew()) {
-                    hostOf().cancelled(this, QUEUED); // a TimerTask its timer has claimed: queued
+                    TaskHost host = hostOf();
+                    assert host != null; // claimed: added to a host
+                    host.cancelled(this, QUEUED); // a TimerTask its timer has claimed: queued
                 }
                 return true;
             }

@@ -1,5 +1,6 @@
 package io.purgatory.timer;
 
+import org.jspecify.annotations.Nullable;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
@@ -36,7 +37,7 @@ public abstract class TimerTask extends TimerNode implements Runnable {
 
     private final long delayMs;
     /** The timer this task was added to, or {@link #CANCELLED_BEFORE_ADD}; set once, by compare-and-set. */
-    private volatile Object host;
+    private volatile @Nullable Object host;
 
     /**
      * @param delayMs how long after {@link Timer#add} the task runs, in milliseconds; not negative
@@ -103,23 +104,23 @@ public abstract class TimerTask extends TimerNode implements Runnable {
     }
 
     /** The timer this task was added to, or null before it was added. */
-    final TaskHost host() {
+    final @Nullable TaskHost host() {
         return host instanceof TaskHost h ? h : null;
     }
 
     @Override
-    final TaskHost hostOf() {
+    final @Nullable TaskHost hostOf() {
         return host();
     }
 
     /** Runs the task: a timer's call ({@link #run()} is the task's own entry point). */
     @Override
-    protected final void onDue(Due due) {
+    protected final void onDue(@Nullable Due due) {
         run();
     }
 
     @Override
-    protected final Timer timer(Due due) {
+    protected final @Nullable Timer timer(@Nullable Due due) {
         return host instanceof Timer t ? t : null;
     }
 }

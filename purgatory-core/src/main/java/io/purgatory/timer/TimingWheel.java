@@ -1,5 +1,6 @@
 package io.purgatory.timer;
 
+import org.jspecify.annotations.Nullable;
 import java.util.Arrays;
 import java.util.function.Consumer;
 
@@ -114,6 +115,7 @@ final class TimingWheel {
             // task moved down goes to a lower level, never back into this bucket
             TimerNode task = bucket.detachAll();
             while (task != bucket) {
+                assert task != null; // the chain ends at the sentinel
                 TimerNode next = task.next;
                 task.prev = null;
                 task.next = null;
@@ -134,7 +136,7 @@ final class TimingWheel {
         return bucket == null ? Long.MAX_VALUE : bucket.dueTick;
     }
 
-    private Bucket earliestBucket() {
+    private @Nullable Bucket earliestBucket() {
         Bucket earliest = null;
         for (int i = 0; i < levelCount; i++) {
             Bucket b = levels[i].firstOccupied();
@@ -215,7 +217,7 @@ final class TimingWheel {
         }
 
         /** The first occupied bucket from the current round onwards, wrapping around: the earliest. */
-        Bucket firstOccupied() {
+        @Nullable Bucket firstOccupied() {
             int from = index(round(current));
             int i = nextSetBit(from, wheelSize);
             if (i < 0) {
