@@ -39,6 +39,8 @@ import java.util.Arrays;
 final class WatchList {
 
     private static final Object[] NONE = {};
+    /** The fewest slots an array of entries gets. */
+    private static final int MIN_CAPACITY = 4;
     private static final OperationState[] NO_OPERATIONS = {};
 
     private final WatchCounts counts;
@@ -64,7 +66,8 @@ final class WatchList {
     /**
      * Links an entry unless the list was detached: an operation (this is its first key; the caller
      * holds its lock), a {@link Watch}, or a {@link PositionWatch}, which goes into the position
-     * index at {@code position} (ignored for the others).
+     * index at {@code position} (ignored for the others). The caller counts it in
+     * {@link WatchCounts#linked}, once for all the keys of its operation.
      *
      * @return true if linked
      */
@@ -86,7 +89,6 @@ final class WatchList {
             }
             append(entry);
         }
-        counts.linked.increment();
         return true;
     }
 
@@ -182,7 +184,11 @@ final class WatchList {
         return attempts.result();
     }
 
-    /** Unlinks every tombstone (copy-on-write), keeping direct entries' slots current; returns how many. */
+    /**
+     * Unlinks every tombstone (copy-on-write), keeping direct entries' slots current; returns how
+     * many. The copy keeps room to grow by half (at least {@value #MIN_CAPACITY} slots), so that a
+     * short list that is compacted and then appended to does not copy its array twice.
+     */
     synchronized int removeTombstones() {
         int removed = dropTombstones();
         counts.unlinked(removed);
@@ -207,12 +213,15 @@ final class WatchList {
                 }
                 live++;
             } else if (kept == null) {
-                kept = new Object[size - 1];
+                kept = new Object[Math.max(MIN_CAPACITY, size - 1 + (size >> 1))];
                 System.arraycopy(entries, 0, kept, 0, live);
             }
         }
         if (kept == null) {
             return 0;
+        }
+        if (live < kept.length >> 2 && kept.length > MIN_CAPACITY) {
+            kept = Arrays.copyOf(kept, Math.max(MIN_CAPACITY, live + (live >> 1))); // most were dead: let the rest go
         }
         int removed = size - live;
         entries = live == 0 ? NONE : kept;
@@ -251,10 +260,20 @@ final class WatchList {
         return size == 0 && (index == null || index.isEmpty());
     }
 
+    /**
+     * {@link #isEmpty()} without the monitor when the list has no position index: a hint, maybe
+     * stale either way, for a caller that then rechecks under the monitor ({@link #detachIfEmpty})
+     * or may leave an empty list for a purge to unmap.
+     */
+    @SuppressWarnings("GuardedBy") // a racy read of an int and a reference, rechecked under the monitor
+    boolean looksEmpty() {
+        return index == null ? size == 0 : isEmpty();
+    }
+
     @GuardedBy("this")
     private void append(Object entry) {
         if (size == entries.length) {
-            entries = Arrays.copyOf(entries, Math.max(4, size * 2));
+            entries = Arrays.copyOf(entries, Math.max(MIN_CAPACITY, size * 2));
         }
         entries[size++] = entry;
     }
