@@ -49,11 +49,13 @@ public abstract class OperationState extends TimerNode {
     /** Adds and cancels the expiries of operations; this class's alone (see {@link TimerNode.Control}). */
     private static final TimerNode.Control EXPIRY = TimerNode.Control.of(MethodHandles.lookup());
     private static final VarHandle RETRY_PENDING;
+    private static final VarHandle COMPLETION;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             RETRY_PENDING = lookup.findVarHandle(OperationState.class, "retryPending", boolean.class);
+            COMPLETION = lookup.findVarHandle(OperationState.class, "completion", Object.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -62,7 +64,8 @@ public abstract class OperationState extends TimerNode {
     /**
      * How the operation completed: null until it has, then a {@link Completion}, or a
      * {@link CancelledFor} holding the reason of a cancellation given one (the one case that
-     * allocates, so that no operation carries a reason field). Written once, under the lock.
+     * allocates, so that no operation carries a reason field). Written once, under the lock, with a
+     * release store; read as a volatile.
      */
     private volatile Object completion;
     /** Set by a thread that wanted to retry the try but found the lock taken. */
@@ -175,7 +178,9 @@ public abstract class OperationState extends TimerNode {
             if (completion != null) {
                 return false;
             }
-            completion = reason != null && how == Completion.CANCELLED ? new CancelledFor(reason) : how;
+            // a release store, not a volatile one: the lock's release after it is the fence that the
+            // retry protocol needs (maybeTryComplete), so a completion pays for one fence, not two
+            COMPLETION.setRelease(this, reason != null && how == Completion.CANCELLED ? new CancelledFor(reason) : how);
             EXPIRY.cancel(this);
             try {
                 onCompleteHook();
