@@ -36,7 +36,8 @@ import java.lang.invoke.VarHandle;
  * {@code firstList}, {@code watches} and the writing of {@code completion} (which carries a
  * cancellation's reason), and is held while the try and the completion hooks run; {@code completion}
  * is volatile; {@code retryPending} is an atomic flag read and written without the lock (see
- * {@link #maybeTryComplete()}); {@code firstSlot} is guarded by {@code firstList}'s monitor.
+ * {@link #maybeTryComplete()}); {@code firstSlot} is written under {@code firstList}'s monitor, before the array it indexes is
+ * published (see {@link WatchList#clear}).
  *
  * <p>The lock is the subclass's ({@link #lock()}, {@link #tryLock()}, {@link #unlock()},
  * {@link #isHeldByCurrentThread()}, package-private): {@link DelayedOperation} has one built in, in
@@ -75,7 +76,7 @@ public abstract class OperationState extends TimerNode {
     DelayedOperationPurgatory<?> purgatory;
     /** The list of the first key watched, where this operation is its own entry, or null. Guarded by lock. */
     WatchList firstList;
-    /** This operation's slot in {@code firstList}. Guarded by {@code firstList}'s monitor. */
+    /** This operation's slot in {@code firstList}. Written under {@code firstList}'s monitor, read by its {@code clear} without it. */
     int firstSlot;
     /** Head of the watches for the keys other than the first (for every key, with positions), linked through {@link Watch#sibling}. Guarded by lock. */
     Watch watches;

@@ -1,6 +1,7 @@
 package io.purgatory;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 
 /**
@@ -30,10 +31,11 @@ import java.util.Arrays;
  * <p>A list removed from its purgatory's map is first marked {@code detached} under the monitor,
  * after which {@link #tryAdd} refuses new watches; the caller then makes a fresh list.
  *
- * <p>Thread-safe. The monitor guards ({@code @GuardedBy("this")}, checked by Error Prone) {@code entries},
- * {@code size}, {@code index}, {@code detached},
- * the {@code firstSlot} of every operation whose first key this is, and the {@code indexed} flag and
- * the clearing of every {@link PositionWatch} linked here. Lock order: an operation's lock, then a
+ * <p>Thread-safe. The monitor guards ({@code @GuardedBy("this")}, checked by Error Prone)
+ * {@code size}, {@code index}, {@code detached}, the writing of {@code entries} and of the
+ * {@code firstSlot} of every operation whose first key this is, and the {@code indexed} flag and
+ * the clearing of every {@link PositionWatch} linked here. {@link #clear} runs without the monitor
+ * unless an array copy races it (see there); {@code entries} and {@code copying} are volatile for it. Lock order: an operation's lock, then a
  * map bin's lock, then this monitor; user code never runs under this monitor.
  */
 final class WatchList {
@@ -44,8 +46,13 @@ final class WatchList {
     private static final OperationState[] NO_OPERATIONS = {};
 
     private final WatchCounts counts;
-    @GuardedBy("this")
-    private Object[] entries = NONE;
+    /** The array of entries; a new one is published (volatile) after the direct entries' slots in it are written. */
+    private volatile Object[] entries = NONE;
+    /**
+     * True while a thread holding the monitor copies {@code entries} into a new array (to grow it,
+     * compact it or detach it): a {@link #clear} that sees it clears again under the monitor.
+     */
+    private volatile boolean copying;
     @GuardedBy("this")
     private int size;
     /** The position watches not yet reached by an advance; null until the first one. */
@@ -141,11 +148,33 @@ final class WatchList {
         return 0;
     }
 
-    /** Turns op's direct entry into a tombstone; the caller holds op's lock and this is op's first list. */
-    synchronized void clear(OperationState op) {
+    /**
+     * Turns op's direct entry into a tombstone; the caller holds op's lock and this is op's first
+     * list. Without the monitor, in the common case: it nulls op's slot in the current array, then,
+     * after a full fence, checks that no copy of the array is running and none has replaced it. A
+     * copy that starts after the fence reads the slot null: the copier sets {@code copying} (a
+     * volatile write) before it reads the array, and of two threads that each write and then read
+     * the other's variable, one sees the other's write. If a copy did race it, the entry may have
+     * been copied live: it clears it again under the monitor, in the array the copy made.
+     */
+    void clear(OperationState op) {
+        Object[] current = entries;
+        int slot = op.firstSlot; // written before the array it indexes was published
+        if (slot < current.length && current[slot] == op) {
+            current[slot] = null;
+        }
+        VarHandle.fullFence();
+        if (copying || entries != current) {
+            clearCopied(op);
+        }
+    }
+
+    /** {@link #clear} under the monitor, where no copy runs. */
+    private synchronized void clearCopied(OperationState op) {
+        Object[] current = entries;
         int slot = op.firstSlot;
-        if (slot < size && entries[slot] == op) {
-            entries[slot] = null;
+        if (slot < size && current[slot] == op) {
+            current[slot] = null;
         }
     }
 
@@ -200,6 +229,16 @@ final class WatchList {
      * list once, rather than two contended atomic updates per list.
      */
     synchronized int dropTombstones() {
+        copying = true;
+        try {
+            return copyLive();
+        } finally {
+            copying = false;
+        }
+    }
+
+    @GuardedBy("this")
+    private int copyLive() {
         Object[] kept = null;
         int live = 0;
         for (int i = 0; i < size; i++) {
@@ -245,13 +284,18 @@ final class WatchList {
     synchronized Object[] detach() {
         detached = true;
         Object[] all;
-        if (index == null) {
-            all = Arrays.copyOf(entries, size);
-        } else {
-            all = Arrays.copyOf(entries, size + index.size() - index.deadCount());
-            counts.linked.add(-index.drainLive(all, size));
+        copying = true;
+        try {
+            if (index == null) {
+                all = Arrays.copyOf(entries, size);
+            } else {
+                all = Arrays.copyOf(entries, size + index.size() - index.deadCount());
+                counts.linked.add(-index.drainLive(all, size));
+            }
+            entries = NONE;
+        } finally {
+            copying = false;
         }
-        entries = NONE;
         size = 0;
         return all;
     }
@@ -272,9 +316,13 @@ final class WatchList {
 
     @GuardedBy("this")
     private void append(Object entry) {
-        if (size == entries.length) {
-            entries = Arrays.copyOf(entries, Math.max(MIN_CAPACITY, size * 2));
+        Object[] current = entries;
+        if (size == current.length) {
+            copying = true;
+            current = Arrays.copyOf(current, Math.max(MIN_CAPACITY, size * 2));
+            entries = current;
+            copying = false;
         }
-        entries[size++] = entry;
+        current[size++] = entry;
     }
 }
