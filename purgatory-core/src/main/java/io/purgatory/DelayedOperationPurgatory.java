@@ -65,9 +65,9 @@ import org.slf4j.LoggerFactory;
  * unreachable at once, whatever {@code purgeInterval} is. Tombstones among a list's entries are
  * removed lazily: when a {@code checkAndComplete} walks the list and finds a quarter of it dead, and
  * by a purge of every list once more than {@code purgeInterval} of them are linked. The purge runs
- * on the purgatory's reaper thread ({@code <name>-purge-reaper}), which looks at the count every
- * {@value #PURGE_POLL_MS} ms (Kafka's reaper: every 200 ms) and rests four times as long as each
- * purge took before the next (so more than {@code purgeInterval} tombstones may linger meanwhile),
+ * on the purgatory's reaper thread ({@code <name>-purge-reaper}), which looks at the count at least
+ * every {@value #PURGE_POLL_MS} ms (Kafka's reaper: every 200 ms; more often while it finds purges to
+ * do) and rests four times as long as each purge took before the next (so more than {@code purgeInterval} tombstones may linger meanwhile),
  * or, with the reaper disabled, on the thread whose completion crossed the threshold. A
  * position index removes its own tombstones
  * once they are half of it, checked after each completion and each advance, so it holds fewer
@@ -101,8 +101,13 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
     private static final Logger LOG = LoggerFactory.getLogger(DelayedOperationPurgatory.class);
     /** The purge reaper rests this many times as long as its last purge took (see {@code reapPurges}). */
     private static final long PURGE_REST_FACTOR = 4;
-    /** How often the purge reaper looks at the tombstone count (completions never wake it). */
+    /**
+     * How often the purge reaper looks at the tombstone count (completions never wake it): every
+     * {@value #PURGE_POLL_MIN_NANOS} ns after a purge, backing off twofold per look that finds
+     * nothing to do, to every {@value #PURGE_POLL_MS} ms.
+     */
     private static final long PURGE_POLL_MS = 10;
+    private static final long PURGE_POLL_MIN_NANOS = 250_000;
     /** The key under which operations offered with no keys are kept, so that close() finds them. */
     private static final Object NO_KEY = new Object() {
         @Override
@@ -702,8 +707,10 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
     }
 
     /**
-     * The purge reaper: looks at the tombstone count every {@value #PURGE_POLL_MS} ms, purges once it
-     * is past the threshold, then rests {@value #PURGE_REST_FACTOR} times as long as the purge took,
+     * The purge reaper: looks at the tombstone count (every quarter of a millisecond after a purge,
+     * backing off to every {@value #PURGE_POLL_MS} ms while it finds nothing to do, so that an idle
+     * purgatory costs a hundred wake-ups a second and a busy one gets its tombstones removed about
+     * as soon as they pass the threshold), purges once it is past the threshold, then rests {@value #PURGE_REST_FACTOR} times as long as the purge took,
      * so that it spends at most a fifth of a core on purges however fast operations complete (a purge
      * walks every list: under a high completion rate the threshold is crossed again at once, and
      * purging back to back took a core's quarter from the timer's threads). Completions never wake
@@ -712,11 +719,14 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
      * nothing, so the wait costs a few bytes per tombstone, not the operations' payloads.
      */
     private void reapPurges() {
+        long pollNanos = PURGE_POLL_MIN_NANOS;
         while (!closed) {
             if (counts.tombstones.sum() <= purgeInterval) {
-                LockSupport.parkNanos(this, PURGE_POLL_MS * 1_000_000L); // close() unparks it
+                LockSupport.parkNanos(this, pollNanos); // close() unparks it
+                pollNanos = Math.min(2 * pollNanos, PURGE_POLL_MS * 1_000_000L);
                 continue;
             }
+            pollNanos = PURGE_POLL_MIN_NANOS;
             long start = System.nanoTime();
             purge();
             long restUntil = System.nanoTime() + PURGE_REST_FACTOR * (System.nanoTime() - start);
