@@ -66,10 +66,10 @@ import org.slf4j.LoggerFactory;
  * removed lazily: when a {@code checkAndComplete} walks the list and finds a quarter of it dead, and
  * by a purge of every list once more than {@code purgeInterval} of them are linked. The purge runs
  * on the purgatory's reaper thread ({@code <name>-purge-reaper}), which looks at the count at least
- * every {@value #PURGE_POLL_MS} ms (Kafka's reaper: every 200 ms; more often while it finds purges to
- * do) and rests four times as long as each purge took before the next (so more than {@code purgeInterval} tombstones may linger meanwhile),
- * or, with the reaper disabled, on the thread whose completion crossed the threshold. A
- * position index removes its own tombstones
+ * every {@value #PURGE_POLL_MS} ms (Kafka's reaper: every 200 ms; more often while it finds purges
+ * to do) and rests four times as long as each purge took before the next (so more than
+ * {@code purgeInterval} tombstones may linger meanwhile), or, with the reaper disabled, on the
+ * thread whose completion crossed the threshold. A position index removes its own tombstones
  * once they are half of it, checked after each completion and each advance, so it holds fewer
  * tombstones than live watches, or none.
  *

@@ -35,8 +35,9 @@ import java.util.Arrays;
  * {@code size}, {@code index}, {@code detached}, the writing of {@code entries} and of the
  * {@code firstSlot} of every operation whose first key this is, and the {@code indexed} flag and
  * the clearing of every {@link PositionWatch} linked here. {@link #clear} runs without the monitor
- * unless an array copy races it (see there); {@code entries} and {@code copying} are volatile for it. Lock order: an operation's lock, then a
- * map bin's lock, then this monitor; user code never runs under this monitor.
+ * unless an array copy races it (see there); {@code entries} and {@code copying} are volatile for
+ * it. Lock order: an operation's lock, then a map bin's lock, then this monitor; user code never
+ * runs under this monitor.
  */
 final class WatchList {
 
@@ -229,7 +230,7 @@ final class WatchList {
      * list once, rather than two contended atomic updates per list.
      */
     synchronized int dropTombstones() {
-        copying = true;
+        startCopy();
         try {
             return copyLive();
         } finally {
@@ -237,12 +238,20 @@ final class WatchList {
         }
     }
 
+    /** Marks a copy of the array as running, fenced so that {@link #clear} and the copy see each other. */
+    @GuardedBy("this")
+    private void startCopy() {
+        copying = true;
+        VarHandle.fullFence();
+    }
+
     @GuardedBy("this")
     private int copyLive() {
+        Object[] from = entries;
         Object[] kept = null;
         int live = 0;
         for (int i = 0; i < size; i++) {
-            Object entry = entries[i];
+            Object entry = from[i];
             if (operationOf(entry) != null) { // read once: it may turn null under us, never back
                 if (kept != null) {
                     kept[live] = entry;
@@ -253,7 +262,7 @@ final class WatchList {
                 live++;
             } else if (kept == null) {
                 kept = new Object[Math.max(MIN_CAPACITY, size - 1 + (size >> 1))];
-                System.arraycopy(entries, 0, kept, 0, live);
+                System.arraycopy(from, 0, kept, 0, live);
             }
         }
         if (kept == null) {
@@ -284,7 +293,7 @@ final class WatchList {
     synchronized Object[] detach() {
         detached = true;
         Object[] all;
-        copying = true;
+        startCopy();
         try {
             if (index == null) {
                 all = Arrays.copyOf(entries, size);
@@ -318,7 +327,7 @@ final class WatchList {
     private void append(Object entry) {
         Object[] current = entries;
         if (size == current.length) {
-            copying = true;
+            startCopy();
             current = Arrays.copyOf(current, Math.max(MIN_CAPACITY, size * 2));
             entries = current;
             copying = false;
