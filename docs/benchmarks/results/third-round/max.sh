@@ -1,6 +1,6 @@
 #!/bin/bash
 # PurgatoryPerf MAX, 3 keys, 80% completed: before (main c697675), after, Kafka alternated, one purgatory per JVM
-A=/tmp/walkprof/after3/benchmarks.jar
+A=${AFTER:-/tmp/walkprof/after3}/benchmarks.jar
 BF=/tmp/walk-before/benchmarks/target/benchmarks.jar
 for r in $(seq 1 $1); do
   for side in before after kafka; do

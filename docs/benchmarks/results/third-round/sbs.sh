@@ -1,6 +1,6 @@
 #!/bin/bash
 # KafkaSideBySide throughput: module before (main c697675) and after, alternated, each against stock in its own run
-A=/tmp/walkprof/after3
+A=${AFTER:-/tmp/walkprof/after3}
 BF=/tmp/walk-before
 for k in 1 3; do
   for side in before after; do
