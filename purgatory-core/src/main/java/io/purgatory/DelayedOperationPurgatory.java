@@ -66,10 +66,11 @@ import org.slf4j.LoggerFactory;
  * unreachable at once, whatever {@code purgeInterval} is. Tombstones among a list's entries are
  * removed lazily: when a {@code checkAndComplete} walks the list and finds a quarter of it dead, and
  * by a purge of every list once more than {@code purgeInterval} of them are linked. The purge runs
- * on the purgatory's reaper thread ({@code <name>-purge-reaper}), which rests four times as long
- * as each purge took before the next (so more than {@code purgeInterval} tombstones may linger
- * meanwhile), or, with the reaper disabled, on the thread whose completion crossed the threshold. A
- * position index removes its own tombstones
+ * on the purgatory's reaper thread ({@code <name>-purge-reaper}), which looks at the count at least
+ * every {@value #PURGE_POLL_MS} ms (Kafka's reaper: every 200 ms; more often while it finds purges
+ * to do) and rests four times as long as each purge took before the next (so more than
+ * {@code purgeInterval} tombstones may linger meanwhile), or, with the reaper disabled, on the
+ * thread whose completion crossed the threshold. A position index removes its own tombstones
  * once they are half of it, checked after each completion and each advance, so it holds fewer
  * tombstones than live watches, or none.
  *
@@ -84,7 +85,10 @@ import org.slf4j.LoggerFactory;
  * the purgatory's; {@code checkAndComplete} takes operation locks with {@code tryLock} only, so it
  * may be called from {@code onComplete} of another operation. Callers must not hold, while calling
  * {@code checkAndComplete}, a lock that some {@code tryComplete} needs (KAFKA-8334).
- * {@code closed} is volatile; counters are atomics.
+ * {@code closed} is volatile; counters are {@link LongAdder}s. A walk of a list
+ * ({@code checkAndComplete}, {@code advance}) adds its completions to the counters once, when it
+ * ends ({@link WalkTally}): while walks run, {@link #numDelayed()} and the metrics' {@code completed}
+ * lag by the operations those walks have completed so far.
  *
  * <p>Counts of what the purgatory holds ({@link #watched()}, {@link #numDelayed()}) are {@code long},
  * as are the {@link PurgatoryMetrics}; a call's own result (how many operations {@code advance},
@@ -98,6 +102,13 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
     private static final Logger LOG = LoggerFactory.getLogger(DelayedOperationPurgatory.class);
     /** The purge reaper rests this many times as long as its last purge took (see {@code reapPurges}). */
     private static final long PURGE_REST_FACTOR = 4;
+    /**
+     * How often the purge reaper looks at the tombstone count (completions never wake it): every
+     * {@value #PURGE_POLL_MIN_NANOS} ns after a purge, backing off twofold per look that finds
+     * nothing to do, to every {@value #PURGE_POLL_MS} ms.
+     */
+    private static final long PURGE_POLL_MS = 100;
+    private static final long PURGE_POLL_MIN_NANOS = 250_000;
     /** The key under which operations offered with no keys are kept, so that close() finds them. */
     private static final Object NO_KEY = new Object() {
         @Override
@@ -119,12 +130,6 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
     private final @Nullable Thread purgeReaper;
     private final boolean mbeanRegistered;
     private volatile boolean closed;
-    /**
-     * Whether the purge reaper is parked until woken (not purging, not resting): only then does a
-     * completion past the threshold unpark it. Written by the reaper before it reads the count and
-     * parks, read by completions after they count, so one of the two sees the other.
-     */
-    private volatile boolean reaperIdle;
 
     /** A purgatory with its own {@link SystemTimer}, purgeInterval 1000 and its reaper thread. */
     public DelayedOperationPurgatory(String name) {
@@ -262,8 +267,13 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
             return 0;
         }
         Attempts attempts = new Attempts();
-        for (OperationState op : list.takeDue(position)) {
-            attempts.retry(op);
+        WalkTally tally = startWalk();
+        try {
+            for (OperationState op : list.takeDue(position)) {
+                attempts.retry(op);
+            }
+        } finally {
+            endWalk(tally);
         }
         return attempts.result();
     }
@@ -370,13 +380,46 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
         if (list == null) {
             return 0;
         }
+        WalkTally tally = startWalk();
         try {
             return list.tryCompleteWatched();
         } finally {
-            if (list.isEmpty()) {
+            endWalk(tally);
+            if (list.looksEmpty()) {
                 unmapIfEmpty(key, list);
             }
         }
+    }
+
+    /**
+     * Starts tallying a walk's completions on this thread ({@link WalkTally}), if the purgatory has
+     * a reaper (without one, a completion past the threshold must purge at once, so counts stay per
+     * completion) and no walk runs here yet.
+     *
+     * @return the tally to end with {@link #endWalk}, or null if this walk does not tally
+     */
+    private @Nullable WalkTally startWalk() {
+        if (purgeReaper == null) {
+            return null;
+        }
+        WalkTally tally = WalkTally.ofThread();
+        return tally.start(this) ? tally : null;
+    }
+
+    /** Adds a walk's tally to the counters, once for all its completions. */
+    private void endWalk(@Nullable WalkTally tally) {
+        if (tally == null) {
+            return;
+        }
+        tally.end();
+        if (tally.unwatched != 0) {
+            delayed.add(-tally.unwatched);
+            counts.tombstones.add(tally.tombstones);
+        }
+        if (tally.completed != 0) {
+            metrics.onCompleted(tally.completed);
+        }
+        tally.clear();
     }
 
     /**
@@ -442,7 +485,10 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
             if (op.isDone() || !op.cancelExpiry()) {
                 return false; // completed, or its expiry has fired and will complete it
             }
-            release(op);
+            int released = release(op);
+            if (released >= 0) {
+                unwatched(released);
+            }
             return true;
         } finally {
             op.unlock();
@@ -501,9 +547,26 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
     // --- called by OperationState, under the operation's lock ---
 
     void completed(OperationState op, Completion how) {
-        release(op);
-        if (how == Completion.COMPLETED || how == Completion.CANCELLED) {
-            metrics.onCompleted();
+        int released = release(op);
+        boolean counted = how == Completion.COMPLETED || how == Completion.CANCELLED;
+        if (purgeReaper != null) {
+            WalkTally tally = WalkTally.ofThread();
+            if (tally.isWalking(this)) { // counted once when the walk ends
+                if (released >= 0) {
+                    tally.unwatched++;
+                    tally.tombstones += released;
+                }
+                if (counted) {
+                    tally.completed++;
+                }
+                return;
+            }
+        }
+        if (released >= 0) {
+            unwatched(released);
+        }
+        if (counted) {
+            metrics.onCompleted(1);
         }
     }
 
@@ -521,11 +584,12 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
         assert op.isHeldByCurrentThread();
         link(keys.get(0), op, 0);
         Watch head = null;
-        for (int i = 1, n = keys.size(); i < n; i++) {
+        int n = keys.size();
+        for (int i = 1; i < n; i++) {
             head = new Watch(op, head);
             link(keys.get(i), head, 0);
         }
-        watching(op, head);
+        watching(op, head, n);
     }
 
     /** Links a {@link PositionWatch} into each key's list, at the key's position. */
@@ -536,11 +600,17 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
             head = new PositionWatch(op, head);
             link(entry.getKey(), head, entry.getValue());
         }
-        watching(op, head);
+        watching(op, head, positions.size());
     }
 
-    private void watching(OperationState op, @Nullable Watch watches) {
+    /**
+     * The operation now watches its keys: counts it delayed and its {@code linked} watches, once for
+     * all keys. Under its lock, before it can complete (and so before any of its watches can be
+     * unlinked and uncounted).
+     */
+    private void watching(OperationState op, @Nullable Watch watches, int linked) {
         op.watches = watches;
+        counts.linked.add(linked);
         delayed.increment();
     }
 
@@ -560,11 +630,17 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
         });
     }
 
-    /** Turns the operation's entries into tombstones and stops counting it as delayed. */
-    private void release(OperationState op) {
+    /**
+     * Turns the operation's entries into tombstones; the caller counts them and stops counting the
+     * operation as delayed ({@link #unwatched}, or a walk's tally).
+     *
+     * @return the tombstones left in the lists (those of a position index are the index's own), or
+     *     -1 if the operation was not watching
+     */
+    private int release(OperationState op) {
         assert op.isHeldByCurrentThread();
         if (!op.isWatching()) {
-            return;
+            return -1;
         }
         int released = 0;
         if (op.firstList != null) {
@@ -576,9 +652,18 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
             released += w.release();
         }
         op.watches = null;
+        return released;
+    }
+
+    /**
+     * An operation stopped watching, leaving {@code tombstones}: counts both; without a reaper,
+     * purges here once the tombstones are past the threshold (a reaper looks at the count itself).
+     */
+    private void unwatched(int tombstones) {
         delayed.decrement();
-        if (counts.tombstones.addAndGet(released) > purgeInterval && (purgeReaper == null || reaperIdle)) {
-            requestPurge(); // a purging or resting reaper reads the count again when it is done: no wake-up
+        counts.tombstones.add(tombstones);
+        if (purgeReaper == null && counts.tombstones.sum() > purgeInterval) {
+            purge();
         }
     }
 
@@ -624,36 +709,33 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
         watchLists.computeIfPresent(key, (k, current) -> current == list && list.detachIfEmpty() ? null : current);
     }
 
-    private void requestPurge() {
-        if (purgeReaper != null) {
-            LockSupport.unpark(purgeReaper);
-        } else {
-            purge();
-        }
-    }
-
     /**
-     * The purge reaper: purges when woken past the threshold, then rests {@value #PURGE_REST_FACTOR}
-     * times as long as the purge took, so that it spends at most a fifth of a core on purges however
-     * fast operations complete (a purge walks every list: under a high completion rate the threshold
-     * is crossed again at once, and purging back to back took a core's quarter from the timer's
-     * threads). Tombstones reference nothing, so the rest costs a few bytes per tombstone, not the
-     * operations' payloads.
+     * The purge reaper: looks at the tombstone count (every quarter of a millisecond after a purge,
+     * backing off to every {@value #PURGE_POLL_MS} ms while it finds nothing to do, so that an idle
+     * purgatory costs ten wake-ups a second and a busy one gets its tombstones removed about
+     * as soon as they pass the threshold), purges once it is past the threshold, then rests {@value #PURGE_REST_FACTOR} times as long as the purge took,
+     * so that it spends at most a fifth of a core on purges however fast operations complete (a purge
+     * walks every list: under a high completion rate the threshold is crossed again at once, and
+     * purging back to back took a core's quarter from the timer's threads). Completions never wake
+     * it: updating one shared count on every completion, and waking a thread from it, cost the
+     * completing threads more than the reaper's polls (benchmarks §11 and §12). Tombstones reference
+     * nothing, so the wait costs a few bytes per tombstone, not the operations' payloads.
      */
     private void reapPurges() {
+        long pollNanos = PURGE_POLL_MIN_NANOS;
         while (!closed) {
-            reaperIdle = true;
-            if (counts.tombstones.get() <= purgeInterval) {
-                LockSupport.park(this); // a completion past the threshold unparks it after counting
+            if (counts.tombstones.sum() <= purgeInterval) {
+                LockSupport.parkNanos(this, pollNanos); // close() unparks it
+                pollNanos = Math.min(2 * pollNanos, PURGE_POLL_MS * 1_000_000L);
                 continue;
             }
-            reaperIdle = false;
+            pollNanos = PURGE_POLL_MIN_NANOS;
             long start = System.nanoTime();
             purge();
             long restUntil = System.nanoTime() + PURGE_REST_FACTOR * (System.nanoTime() - start);
             for (long rest; !closed && (rest = restUntil - System.nanoTime()) > 0; ) {
-                LockSupport.parkNanos(this, rest); // a completion's unpark ends it early: park again
-            } // then look at the count again: the unparks the rest swallowed are not lost
+                LockSupport.parkNanos(this, rest);
+            }
         }
     }
 

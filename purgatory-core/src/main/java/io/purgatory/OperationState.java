@@ -37,7 +37,8 @@ import java.lang.invoke.VarHandle;
  * {@code firstList}, {@code watches} and the writing of {@code completion} (which carries a
  * cancellation's reason), and is held while the try and the completion hooks run; {@code completion}
  * is volatile; {@code retryPending} is an atomic flag read and written without the lock (see
- * {@link #maybeTryComplete()}); {@code firstSlot} is guarded by {@code firstList}'s monitor.
+ * {@link #maybeTryComplete()}); {@code firstSlot} is written under {@code firstList}'s monitor, before the array it indexes is
+ * published (see {@link WatchList#clear}).
  *
  * <p>The lock is the subclass's ({@link #lock()}, {@link #tryLock()}, {@link #unlock()},
  * {@link #isHeldByCurrentThread()}, package-private): {@link DelayedOperation} has one built in, in
@@ -50,11 +51,13 @@ public abstract class OperationState extends TimerNode {
     /** Adds and cancels the expiries of operations; this class's alone (see {@link TimerNode.Control}). */
     private static final TimerNode.Control EXPIRY = TimerNode.Control.of(MethodHandles.lookup());
     private static final VarHandle RETRY_PENDING;
+    private static final VarHandle COMPLETION;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             RETRY_PENDING = lookup.findVarHandle(OperationState.class, "retryPending", boolean.class);
+            COMPLETION = lookup.findVarHandle(OperationState.class, "completion", Object.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -63,7 +66,8 @@ public abstract class OperationState extends TimerNode {
     /**
      * How the operation completed: null until it has, then a {@link Completion}, or a
      * {@link CancelledFor} holding the reason of a cancellation given one (the one case that
-     * allocates, so that no operation carries a reason field). Written once, under the lock.
+     * allocates, so that no operation carries a reason field). Written once, under the lock, with a
+     * release store; read as a volatile.
      */
     private volatile @Nullable Object completion;
     /** Set by a thread that wanted to retry the try but found the lock taken. */
@@ -73,7 +77,7 @@ public abstract class OperationState extends TimerNode {
     @Nullable DelayedOperationPurgatory<?> purgatory;
     /** The list of the first key watched, where this operation is its own entry, or null. Guarded by lock. */
     @Nullable WatchList firstList;
-    /** This operation's slot in {@code firstList}. Guarded by {@code firstList}'s monitor. */
+    /** This operation's slot in {@code firstList}. Written under {@code firstList}'s monitor, read by its {@code clear} without it. */
     int firstSlot;
     /** Head of the watches for the keys other than the first (for every key, with positions), linked through {@link Watch#sibling}. Guarded by lock. */
     @Nullable Watch watches;
@@ -176,7 +180,9 @@ public abstract class OperationState extends TimerNode {
             if (completion != null) {
                 return false;
             }
-            completion = reason != null && how == Completion.CANCELLED ? new CancelledFor(reason) : how;
+            // a release store, not a volatile one: the lock's release after it is the fence that the
+            // retry protocol needs (maybeTryComplete), so a completion pays for one fence, not two
+            COMPLETION.setRelease(this, reason != null && how == Completion.CANCELLED ? new CancelledFor(reason) : how);
             EXPIRY.cancel(this);
             try {
                 onCompleteHook();

@@ -172,8 +172,8 @@ public final class PurgatoryMetrics {
         return new SnapshotMBean(this::snapshot, "The metrics of purgatory " + name);
     }
 
-    void onCompleted() {
-        completed.increment();
+    void onCompleted(long count) {
+        completed.add(count);
     }
 
     void onExpired() {

@@ -1,25 +1,25 @@
 package io.purgatory;
 
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The counts a purgatory keeps of its watches. Thread-safe: each count is an atomic.
+ * The counts a purgatory keeps of its watches. Thread-safe: each count is a {@link LongAdder}, so
+ * threads that complete operations at the same time do not contend on one counter.
  * {@code linked} is exact once updates settle; {@code tombstones} counts watches whose operation
- * completed but that are still linked, and is what triggers a purge.
+ * completed but that are still linked, and is what the purge reaper looks at.
  */
 final class WatchCounts {
 
     /** Watches linked into some key's list. */
     final LongAdder linked = new LongAdder();
     /** Linked watches whose operation has completed (or was cancelled out of the purgatory). */
-    final AtomicLong tombstones = new AtomicLong();
+    final LongAdder tombstones = new LongAdder();
 
     /** Tombstones were unlinked from a list. */
     void unlinked(long count) {
         if (count > 0) {
             linked.add(-count);
-            tombstones.addAndGet(-count);
+            tombstones.add(-count);
         }
     }
 }

@@ -2,6 +2,7 @@ package io.purgatory;
 
 import org.jspecify.annotations.Nullable;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 
 /**
@@ -31,20 +32,29 @@ import java.util.Arrays;
  * <p>A list removed from its purgatory's map is first marked {@code detached} under the monitor,
  * after which {@link #tryAdd} refuses new watches; the caller then makes a fresh list.
  *
- * <p>Thread-safe. The monitor guards ({@code @GuardedBy("this")}, checked by Error Prone) {@code entries},
- * {@code size}, {@code index}, {@code detached},
- * the {@code firstSlot} of every operation whose first key this is, and the {@code indexed} flag and
- * the clearing of every {@link PositionWatch} linked here. Lock order: an operation's lock, then a
- * map bin's lock, then this monitor; user code never runs under this monitor.
+ * <p>Thread-safe. The monitor guards ({@code @GuardedBy("this")}, checked by Error Prone)
+ * {@code size}, {@code index}, {@code detached}, the writing of {@code entries} and of the
+ * {@code firstSlot} of every operation whose first key this is, and the {@code indexed} flag and
+ * the clearing of every {@link PositionWatch} linked here. {@link #clear} runs without the monitor
+ * unless an array copy races it (see there); {@code entries} and {@code copying} are volatile for
+ * it. Lock order: an operation's lock, then a map bin's lock, then this monitor; user code never
+ * runs under this monitor.
  */
 final class WatchList {
 
     private static final Object[] NONE = {};
+    /** The fewest slots an array of entries gets. */
+    private static final int MIN_CAPACITY = 4;
     private static final OperationState[] NO_OPERATIONS = {};
 
     private final WatchCounts counts;
-    @GuardedBy("this")
-    private Object[] entries = NONE;
+    /** The array of entries; a new one is published (volatile) after the direct entries' slots in it are written. */
+    private volatile Object[] entries = NONE;
+    /**
+     * True while a thread holding the monitor copies {@code entries} into a new array (to grow it,
+     * compact it or detach it): a {@link #clear} that sees it clears again under the monitor.
+     */
+    private volatile boolean copying;
     @GuardedBy("this")
     private int size;
     /** The position watches not yet reached by an advance; null until the first one. */
@@ -65,7 +75,8 @@ final class WatchList {
     /**
      * Links an entry unless the list was detached: an operation (this is its first key; the caller
      * holds its lock), a {@link Watch}, or a {@link PositionWatch}, which goes into the position
-     * index at {@code position} (ignored for the others).
+     * index at {@code position} (ignored for the others). The caller counts it in
+     * {@link WatchCounts#linked}, once for all the keys of its operation.
      *
      * @return true if linked
      */
@@ -87,7 +98,6 @@ final class WatchList {
             }
             append(entry);
         }
-        counts.linked.increment();
         return true;
     }
 
@@ -141,11 +151,33 @@ final class WatchList {
         return 0;
     }
 
-    /** Turns op's direct entry into a tombstone; the caller holds op's lock and this is op's first list. */
-    synchronized void clear(OperationState op) {
+    /**
+     * Turns op's direct entry into a tombstone; the caller holds op's lock and this is op's first
+     * list. Without the monitor, in the common case: it nulls op's slot in the current array, then,
+     * after a full fence, checks that no copy of the array is running and none has replaced it. A
+     * copy that starts after the fence reads the slot null: the copier sets {@code copying} (a
+     * volatile write) before it reads the array, and of two threads that each write and then read
+     * the other's variable, one sees the other's write. If a copy did race it, the entry may have
+     * been copied live: it clears it again under the monitor, in the array the copy made.
+     */
+    void clear(OperationState op) {
+        Object[] current = entries;
+        int slot = op.firstSlot; // written before the array it indexes was published
+        if (slot < current.length && current[slot] == op) {
+            current[slot] = null;
+        }
+        VarHandle.fullFence();
+        if (copying || entries != current) {
+            clearCopied(op);
+        }
+    }
+
+    /** {@link #clear} under the monitor, where no copy runs. */
+    private synchronized void clearCopied(OperationState op) {
+        Object[] current = entries;
         int slot = op.firstSlot;
-        if (slot < size && entries[slot] == op) {
-            entries[slot] = null;
+        if (slot < size && current[slot] == op) {
+            current[slot] = null;
         }
     }
 
@@ -184,7 +216,11 @@ final class WatchList {
         return attempts.result();
     }
 
-    /** Unlinks every tombstone (copy-on-write), keeping direct entries' slots current; returns how many. */
+    /**
+     * Unlinks every tombstone (copy-on-write), keeping direct entries' slots current; returns how
+     * many. The copy keeps room to grow by half (at least {@value #MIN_CAPACITY} slots), so that a
+     * short list that is compacted and then appended to does not copy its array twice.
+     */
     synchronized int removeTombstones() {
         int removed = dropTombstones();
         counts.unlinked(removed);
@@ -196,10 +232,28 @@ final class WatchList {
      * list once, rather than two contended atomic updates per list.
      */
     synchronized int dropTombstones() {
+        startCopy();
+        try {
+            return copyLive();
+        } finally {
+            copying = false;
+        }
+    }
+
+    /** Marks a copy of the array as running, fenced so that {@link #clear} and the copy see each other. */
+    @GuardedBy("this")
+    private void startCopy() {
+        copying = true;
+        VarHandle.fullFence();
+    }
+
+    @GuardedBy("this")
+    private int copyLive() {
+        Object[] from = entries;
         Object[] kept = null;
         int live = 0;
         for (int i = 0; i < size; i++) {
-            Object entry = entries[i];
+            Object entry = from[i];
             if (operationOf(entry) != null) { // read once: it may turn null under us, never back
                 if (kept != null) {
                     kept[live] = entry;
@@ -209,12 +263,15 @@ final class WatchList {
                 }
                 live++;
             } else if (kept == null) {
-                kept = new Object[size - 1];
-                System.arraycopy(entries, 0, kept, 0, live);
+                kept = new Object[Math.max(MIN_CAPACITY, size - 1 + (size >> 1))];
+                System.arraycopy(from, 0, kept, 0, live);
             }
         }
         if (kept == null) {
             return 0;
+        }
+        if (live < kept.length >> 2 && kept.length > MIN_CAPACITY) {
+            kept = Arrays.copyOf(kept, Math.max(MIN_CAPACITY, live + (live >> 1))); // most were dead: let the rest go
         }
         int removed = size - live;
         entries = live == 0 ? NONE : kept;
@@ -238,13 +295,18 @@ final class WatchList {
     synchronized Object[] detach() {
         detached = true;
         Object[] all;
-        if (index == null) {
-            all = Arrays.copyOf(entries, size);
-        } else {
-            all = Arrays.copyOf(entries, size + index.size() - index.deadCount());
-            counts.linked.add(-index.drainLive(all, size));
+        startCopy();
+        try {
+            if (index == null) {
+                all = Arrays.copyOf(entries, size);
+            } else {
+                all = Arrays.copyOf(entries, size + index.size() - index.deadCount());
+                counts.linked.add(-index.drainLive(all, size));
+            }
+            entries = NONE;
+        } finally {
+            copying = false;
         }
-        entries = NONE;
         size = 0;
         return all;
     }
@@ -253,11 +315,25 @@ final class WatchList {
         return size == 0 && (index == null || index.isEmpty());
     }
 
+    /**
+     * {@link #isEmpty()} without the monitor when the list has no position index: a hint, maybe
+     * stale either way, for a caller that then rechecks under the monitor ({@link #detachIfEmpty})
+     * or may leave an empty list for a purge to unmap.
+     */
+    @SuppressWarnings("GuardedBy") // a racy read of an int and a reference, rechecked under the monitor
+    boolean looksEmpty() {
+        return index == null ? size == 0 : isEmpty();
+    }
+
     @GuardedBy("this")
     private void append(Object entry) {
-        if (size == entries.length) {
-            entries = Arrays.copyOf(entries, Math.max(4, size * 2));
+        Object[] current = entries;
+        if (size == current.length) {
+            startCopy();
+            current = Arrays.copyOf(current, Math.max(MIN_CAPACITY, size * 2));
+            entries = current;
+            copying = false;
         }
-        entries[size++] = entry;
+        current[size++] = entry;
     }
 }

@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
  * purged ({@code removeTombstones}), from two threads. Checked in every interleaving: no completed
  * operation is tried (an exception in the results), and at quiescence ({@link Scenario#validate})
  * every operation watched and ready has completed (no live watch was lost by a walk or a compaction)
- * and the list holds exactly the watched operations that have not completed.
+ * and the list holds exactly the watched operations that have not completed, and no entry holds a
+ * completed one (it must be unreachable at once: KAFKA-19763).
  *
  * <p>The same scenario runs against {@link InPlaceCompactingWatchList}, a copy that compacts its
  * array in place instead of copying it: a walker holding the array then skips an entry shifted
@@ -128,7 +129,10 @@ class WatchListLincheckTest {
             Map<OperationState, Integer> linked = new IdentityHashMap<>();
             for (Object entry : list.detach()) {
                 OperationState op = WatchList.operationOf(entry);
-                if (op != null && !op.isDone()) {
+                if (op != null && op.isDone()) {
+                    throw new AssertionError("a completed operation is still linked: " + op);
+                }
+                if (op != null) {
                     linked.merge(op, 1, Integer::sum);
                 }
             }

@@ -139,7 +139,7 @@ public class DelayedOperationPurgatory<T extends DelayedOperation> {
      */
     public <K extends DelayedOperationKey> int checkAndComplete(K key) {
         int completed = core.checkAndComplete(key);
-        if (completed > 0) {
+        if (completed > 0 && LOG.isDebugEnabled()) { // three arguments: slf4j would make their array on every call
             LOG.debug("Request key {} unblocked {} {} operations", key, completed, purgatoryName);
         }
         return completed;
