@@ -42,6 +42,12 @@ final class WatchList {
     private static final OperationState[] NO_OPERATIONS = {};
 
     private final WatchCounts counts;
+    /**
+     * Always true but in a model check (a test seam): false makes {@link #dropTombstones} compact the
+     * array in place, the bug WatchListLincheckTest must catch (a walker holding the array then skips
+     * an entry shifted under it). Costs no memory (the object's padding) and one read per compaction.
+     */
+    private final boolean copyOnCompact;
     @GuardedBy("this")
     private Object[] entries = NONE;
     @GuardedBy("this")
@@ -53,7 +59,13 @@ final class WatchList {
     private boolean detached;
 
     WatchList(WatchCounts counts) {
+        this(counts, true);
+    }
+
+    /** For the model check only: see {@code copyOnCompact}. */
+    WatchList(WatchCounts counts, boolean copyOnCompact) {
         this.counts = counts;
+        this.copyOnCompact = copyOnCompact;
     }
 
     /** The operation an entry stands for, or null for a tombstone. */
@@ -207,12 +219,15 @@ final class WatchList {
                 }
                 live++;
             } else if (kept == null) {
-                kept = new Object[size - 1];
+                kept = copyOnCompact ? new Object[size - 1] : entries; // in place: the model check's bug
                 System.arraycopy(entries, 0, kept, 0, live);
             }
         }
         if (kept == null) {
             return 0;
+        }
+        if (kept == entries) {
+            Arrays.fill(kept, live, size, null); // in place (the model check's bug): what moved left is gone from the right
         }
         int removed = size - live;
         entries = live == 0 ? NONE : kept;
