@@ -116,6 +116,42 @@ class WatchListTest {
         assertEquals(List.of(ops[0], ops[1], ops[3]), operations(four.detach()), "one in four: compacted, in order");
     }
 
+    /**
+     * A purge that compacts the list while a walk is under way (here: from the walk's own
+     * {@code tryComplete}, so that the interleaving is fixed) must not make the walk skip an entry:
+     * the list compacts into a copy. The model check's seam, compacting in place, does skip one.
+     */
+    @Test
+    void aCompactionDuringAWalkMakesItSkipNoEntryUnlessTheSeamCompactsInPlace() {
+        assertEquals(List.of(1, 1), triesWhenPurgedDuringAWalk(new WatchList(counts)));
+        assertEquals(List.of(1, 0), triesWhenPurgedDuringAWalk(new WatchList(counts, false)),
+                "in place, the entry after the purging one moved under the walk: it was skipped");
+    }
+
+    /** Links a tombstone and two operations, the first of which purges the list when tried; returns the two's tries. */
+    private static List<Integer> triesWhenPurgedDuringAWalk(WatchList target) {
+        TestOperation dead = new TestOperation(1_000);
+        TestOperation purging = new TestOperation(1_000);
+        TestOperation next = new TestOperation(1_000);
+        for (TestOperation op : new TestOperation[] {dead, purging, next}) {
+            op.lock();
+            try {
+                target.tryAdd(op, 0);
+            } finally {
+                op.unlock();
+            }
+        }
+        dead.lock();
+        try {
+            target.clear(dead);
+        } finally {
+            dead.unlock();
+        }
+        purging.duringTry = () -> target.removeTombstones();
+        target.tryCompleteWatched();
+        return List.of(purging.tries.get(), next.tries.get());
+    }
+
     @Test
     void aWalkTriesTheOperationsOfTheIndexToo() {
         PositionWatch watch = atPosition(10);
