@@ -204,4 +204,25 @@ class PositionIndexContentsTest {
         assertEquals(16, index.capacity(), "3 live watches: the smallest arrays");
         assertSame(watches.get(61), index.pollDue(61));
     }
+
+    /**
+     * Rebuilding the heap after tombstones are removed reads only the heap's live slots: here the
+     * slot just past it still holds the position of a removed watch (8), lower than the live ones.
+     */
+    @Test
+    void theHeapRebuiltAfterRemovingTombstonesHoldsOnlyLiveWatches() {
+        PositionWatch run = add(100);
+        PositionWatch five = add(5); // the heap: [5, 30, 8, 40]
+        PositionWatch thirty = add(30);
+        PositionWatch eight = add(8);
+        PositionWatch forty = add(40);
+        assertEquals(4, index.heapSize());
+        bury(run);
+        bury(five);
+        bury(eight);
+        assertEquals(3, index.removeDeadIfHalf());
+        assertSame(thirty, index.pollDue(Long.MAX_VALUE));
+        assertSame(forty, index.pollDue(Long.MAX_VALUE));
+        assertTrue(index.isEmpty());
+    }
 }
