@@ -261,4 +261,40 @@ class PurgatoryEdgesTest {
                 .filter(t -> t.getName().equals(purgatoryName + "-purge-reaper"))
                 .findFirst().orElseThrow();
     }
+
+    /**
+     * An offer whose first try runs while {@code close()} sweeps the lists links its watch after the
+     * sweep: the offer itself must answer the operation, take the list it linked into, and rethrow
+     * what its second try threw.
+     */
+    @Test
+    void anOfferOverlappingCloseTakesTheListItLinkedAndRethrowsItsTrysException() throws Exception {
+        var purgatory = purgatory(1000);
+        TestOperation op = new TestOperation(DELAY_MS);
+        java.util.concurrent.CountDownLatch inFirstTry = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
+        IllegalStateException boom = new IllegalStateException("second try");
+        op.duringTry = () -> {
+            if (op.tries.get() == 1) {
+                inFirstTry.countDown();
+                try {
+                    closed.await();
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+            } else {
+                throw boom;
+            }
+        };
+        var offer = java.util.concurrent.CompletableFuture.supplyAsync(() -> purgatory.tryCompleteElseWatch(op, List.of("a")));
+        inFirstTry.await();
+        purgatory.close();
+        closed.countDown();
+        var thrown = assertThrows(java.util.concurrent.ExecutionException.class,
+                () -> offer.get(30, java.util.concurrent.TimeUnit.SECONDS));
+        assertSame(boom, thrown.getCause());
+        assertSame(Completion.CLOSED, op.completion(), "answered by the offer");
+        assertEquals(0, purgatory.watchedKeys(), "the list linked after the sweep was taken");
+        assertEquals(0, purgatory.watched());
+    }
 }
