@@ -43,7 +43,7 @@ class SystemTimerDrivenTest {
     /** A task that records the timer's clock (in ms) at each run. */
     private static final class Probe extends TimerTask {
         private final SystemTimer timer;
-        final List<Long> ranAtMs = new ArrayList<>();
+        private final List<Long> ranAtMs = new ArrayList<>();
 
         Probe(SystemTimer timer, long delayMs) {
             super(delayMs);
