@@ -282,4 +282,41 @@ class SystemTimerDrivenTest {
         stepEveryMsUntil(finest, 1);
         assertEquals(List.of(1L), probe.ranAtMs);
     }
+
+    @Test
+    void aTaskDueAtOnceHasTheDeadlineZeroAndACustomScheduleThatStopsLeavesTheCount() {
+        SystemTimer timer = timer(1, 8);
+        ScheduledTask now = timer.schedule(() -> { }, 0);
+        assertEquals(0, now.deadlineMs(), "due at once: 0, not saturated");
+        List<Long> runs = new ArrayList<>();
+        ScheduledTask twice = timer.schedule(() -> runs.add(timer.nowMs()),
+                (previous, nowMs) -> runs.size() < 2 ? previous + 5 : Schedule.STOP);
+        assertEquals(2, timer.size());
+        stepEveryMsUntil(timer, 20);
+        assertEquals(List.of(5L, 10L), runs, "the first deadline is the schedule's too");
+        assertTrue(twice.isDone());
+        assertEquals(0, timer.size(), "a schedule that ended is no longer pending");
+    }
+
+    @Test
+    void closeReturnsOnceTheReaperHasEndedAndKeepsTheCallersInterrupt() {
+        SystemTimer running = new SystemTimer("closing-" + System.nanoTime());
+        Thread reaper = threadNamed(running.toString().substring("SystemTimer[".length()).split(",")[0] + "-reaper");
+        running.close();
+        assertFalse(reaper.isAlive(), "close joined the reaper");
+
+        SystemTimer interrupted = new SystemTimer("interrupted-" + System.nanoTime());
+        Thread.currentThread().interrupt();
+        try {
+            interrupted.close();
+            assertTrue(Thread.currentThread().isInterrupted(), "the interrupt is kept for the caller");
+        } finally {
+            Thread.interrupted();
+        }
+        assertEquals(0, interrupted.size());
+    }
+
+    private static Thread threadNamed(String name) {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals(name)).findFirst().orElseThrow();
+    }
 }
