@@ -509,6 +509,11 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
         return timer;
     }
 
+    /** How many keys have a watch list: a key whose watches all went is unmapped. Visible for testing. */
+    int watchedKeys() {
+        return watchLists.size();
+    }
+
     /**
      * Expires every pending operation on this thread ({@code onComplete}, then
      * {@code onExpiration}), then stops the purge reaper and, if the purgatory made it, the timer.

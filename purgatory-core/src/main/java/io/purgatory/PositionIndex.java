@@ -210,6 +210,11 @@ final class PositionIndex {
         return heapSize;
     }
 
+    /** The slots the run and the heap have room for: what the arrays cost. Visible for testing. */
+    int capacity() {
+        return runPositions.length + heapPositions.length;
+    }
+
     private static int drainOne(PositionWatch watch, Object[] into, int n) {
         if (watch.op == null) {
             return n;

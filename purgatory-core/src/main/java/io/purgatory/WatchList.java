@@ -48,6 +48,12 @@ final class WatchList {
     private static final OperationState[] NO_OPERATIONS = {};
 
     private final WatchCounts counts;
+    /**
+     * Always true but in a model check (a test seam): false makes {@link #dropTombstones} compact the
+     * array in place, the bug WatchListLincheckTest must catch (a walker holding the array then skips
+     * an entry shifted under it). Costs no memory (the object's padding) and one read per compaction.
+     */
+    private final boolean copyOnCompact;
     /** The array of entries; a new one is published (volatile) after the direct entries' slots in it are written. */
     private volatile Object[] entries = NONE;
     /**
@@ -64,7 +70,13 @@ final class WatchList {
     private boolean detached;
 
     WatchList(WatchCounts counts) {
+        this(counts, true);
+    }
+
+    /** For the model check only: see {@code copyOnCompact}. */
+    WatchList(WatchCounts counts, boolean copyOnCompact) {
         this.counts = counts;
+        this.copyOnCompact = copyOnCompact;
     }
 
     /** The operation an entry stands for, or null for a tombstone. */
@@ -263,14 +275,16 @@ final class WatchList {
                 }
                 live++;
             } else if (kept == null) {
-                kept = new Object[Math.max(MIN_CAPACITY, size - 1 + (size >> 1))];
+                kept = copyOnCompact ? new Object[Math.max(MIN_CAPACITY, size - 1 + (size >> 1))] : from; // in place: the model check's bug
                 System.arraycopy(from, 0, kept, 0, live);
             }
         }
         if (kept == null) {
             return 0;
         }
-        if (live < kept.length >> 2 && kept.length > MIN_CAPACITY) {
+        if (kept == from) {
+            Arrays.fill(kept, live, size, null); // in place (the model check's bug): what moved left is gone from the right
+        } else if (live < kept.length >> 2 && kept.length > MIN_CAPACITY) {
             kept = Arrays.copyOf(kept, Math.max(MIN_CAPACITY, live + (live >> 1))); // most were dead: let the rest go
         }
         int removed = size - live;
