@@ -28,6 +28,7 @@ class WatchListTest {
         op.lock();
         try {
             assertTrue(list.tryAdd(op, 0));
+            counts.linked.increment(); // the caller counts what it linked, as the purgatory does
         } finally {
             op.unlock();
         }
@@ -40,6 +41,7 @@ class WatchListTest {
         TestOperation op = new TestOperation(1_000);
         PositionWatch watch = new PositionWatch(op, null);
         assertTrue(list.tryAdd(watch, position));
+        counts.linked.increment(); // the caller counts what it linked, as the purgatory does
         op.duringComplete = watch::release;
         return watch;
     }
