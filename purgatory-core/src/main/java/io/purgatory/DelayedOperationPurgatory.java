@@ -551,9 +551,13 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
 
     // --- called by OperationState, under the operation's lock ---
 
+    /** Unlinks and counts a completing operation, before its {@code onComplete} runs. */
     void completed(OperationState op, Completion how) {
         int released = release(op);
         boolean counted = how == Completion.COMPLETED || how == Completion.CANCELLED;
+        if (!counted) {
+            expired(op, how);
+        }
         if (purgeReaper != null) {
             WalkTally tally = WalkTally.ofThread();
             if (tally.isWalking(this)) { // counted once when the walk ends
@@ -575,7 +579,7 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
         }
     }
 
-    void expired(OperationState op, Completion how) {
+    private void expired(OperationState op, Completion how) {
         metrics.onExpired();
         if (how == Completion.EXPIRED) {
             metrics.expiryLateness().record(timer.nowMs() - op.deadlineMs());

@@ -167,7 +167,9 @@ public abstract class OperationState extends TimerNode {
 
     /**
      * Completes the operation as {@code how}, with {@code reason} for a cancellation, if it has not
-     * completed yet: cancels its expiry, then runs {@link #onCompleteHook()} under the lock.
+     * completed yet: cancels its expiry, unlinks and counts it in its purgatory, then runs
+     * {@link #onCompleteHook()} under the lock. Counted first, so that whoever {@code onComplete}
+     * answers sees it counted (outside a walk; a walk adds its completions when it returns).
      *
      * @return true if this call completed it
      */
@@ -184,14 +186,11 @@ public abstract class OperationState extends TimerNode {
             // retry protocol needs (maybeTryComplete), so a completion pays for one fence, not two
             COMPLETION.setRelease(this, reason != null && how == Completion.CANCELLED ? new CancelledFor(reason) : how);
             EXPIRY.cancel(this);
-            try {
-                onCompleteHook();
-            } finally {
-                DelayedOperationPurgatory<?> p = purgatory;
-                if (p != null) {
-                    p.completed(this, how);
-                }
+            DelayedOperationPurgatory<?> p = purgatory;
+            if (p != null) {
+                p.completed(this, how);
             }
+            onCompleteHook();
             return true;
         } finally {
             unlock();
@@ -220,11 +219,6 @@ public abstract class OperationState extends TimerNode {
             onExpirationHook();
         } catch (RuntimeException | Error e) {
             failure = Attempts.first(failure, e);
-        } finally {
-            DelayedOperationPurgatory<?> p = purgatory;
-            if (p != null) {
-                p.expired(this, how);
-            }
         }
         Attempts.rethrow(failure);
         return true;
