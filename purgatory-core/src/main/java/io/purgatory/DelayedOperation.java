@@ -1,9 +1,6 @@
 package io.purgatory;
 
 import org.jspecify.annotations.Nullable;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * An operation that completes when its condition holds or when its delay expires, exactly once.
@@ -32,13 +29,8 @@ import java.util.concurrent.locks.LockSupport;
  * <h2>Thread-safety</h2>
  * Thread-safe: see {@link OperationState}; {@code delay} is final.
  *
- * <p>The operation's lock is built in rather than a {@code ReentrantLock} beside it: the field
- * {@code owner} is the holding thread's id (taken by compare-and-set, released by a volatile write)
- * and, in its low bits, its re-entry count, changed by the owner only. This keeps the operation one
- * object (a {@code ReentrantLock} is two more, about 48 bytes, and two more cache misses for every
- * operation that {@code checkAndComplete} walks past). A thread that must wait for the lock spins
- * briefly, then yields, then parks in {@code waiter} until {@code unlock} wakes it: the lock is only
- * ever held for one try or one completion.
+ * <p>The operation's lock is {@link OperationState}'s, built in rather than a {@code ReentrantLock}
+ * beside it.
  */
 public abstract class DelayedOperation extends OperationState {
 
@@ -47,26 +39,6 @@ public abstract class DelayedOperation extends OperationState {
     /** Bit 31 of {@code delay} set: the delay is in whole seconds (the low 31 bits), rounded up. */
     private static final int IN_SECONDS = Integer.MIN_VALUE;
 
-    private static final VarHandle OWNER;
-    private static final VarHandle WAITER;
-    /** {@code owner} when no thread holds the lock; thread ids are positive. */
-    private static final long FREE = 0L;
-    /** The low bits of {@code owner} count the holds; the thread's id is above them. */
-    private static final int HOLD_BITS = 16;
-    private static final long HOLDS = (1L << HOLD_BITS) - 1;
-    /** How long a waiter that could not take the {@code waiter} slot parks before it looks again. */
-    private static final long POLL_NANOS = 100_000L;
-
-    static {
-        try {
-            MethodHandles.Lookup lookup = MethodHandles.lookup();
-            WAITER = lookup.findVarHandle(DelayedOperation.class, "waiter", Thread.class);
-            OWNER = lookup.findVarHandle(DelayedOperation.class, "owner", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
     /**
      * The delay, in 4 bytes rather than 8 so that a parked operation stays within 64 bytes of
      * machinery: milliseconds up to {@code Integer.MAX_VALUE} (24.8 days) exactly; longer ones in
@@ -74,18 +46,6 @@ public abstract class DelayedOperation extends OperationState {
      * longer than 68 years.
      */
     private final int delay;
-
-    /**
-     * The id of the thread holding the lock shifted left by {@value #HOLD_BITS}, plus how many times
-     * it holds it (the lock is re-entrant), or {@link #FREE}. An id rather than the {@code Thread}:
-     * taking the lock then stores no reference into the (usually old) operation, so the collector
-     * has no card to mark and refine for every operation a walk tries. Ids are below 2^47 (they
-     * count the threads the JVM has made).
-     */
-    private volatile long owner;
-
-    /** A thread parked in {@link #lock()} until {@link #unlock()} wakes it; at most one at a time. */
-    private volatile @Nullable Thread waiter;
 
     /**
      * @param delayMs how long the operation may wait before it expires, in milliseconds; not negative
@@ -219,126 +179,5 @@ public abstract class DelayedOperation extends OperationState {
     @Override
     final long expiryDelayMs() {
         return delayMs();
-    }
-
-    // --- the operation's lock, built in ---
-
-    /**
-     * Takes the lock, waiting for it if another thread holds it: spins, then yields, then parks
-     * until {@link #unlock()} wakes it. One waiter at a time parks that way; a further concurrent
-     * waiter (rare: three threads on one operation) polls with parks of {@value #POLL_NANOS} ns.
-     */
-    @SuppressWarnings("ThreadPriorityCheck") // a bounded yield before parking, not a wait on the scheduler
-    @Override
-    final void lock() {
-        for (int attempt = 0; attempt < 128; attempt++) {
-            if (tryLock()) {
-                return;
-            }
-            if (attempt < 64) {
-                Thread.onSpinWait();
-            } else {
-                Thread.yield();
-            }
-        }
-        lockParked();
-    }
-
-    /**
-     * The slow path of {@link #lock()}: parks until {@link #unlock()} wakes it, until it has the lock.
-     * Visible for testing: the model checker (OperationLockLincheckTest) enters it directly, as the
-     * spins before it are more steps than an exhaustive search of interleavings can afford.
-     */
-    final void lockParked() {
-        boolean interrupted = false;
-        while (!tryLock()) {
-            if (!parkForUnlock()) {
-                LockSupport.parkNanos(this, POLL_NANOS); // another thread parks in the slot: poll
-            }
-            interrupted |= Thread.interrupted(); // keep waiting; the interrupt is restored below
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    /**
-     * Parks in the {@code waiter} slot until the lock may be free, if the slot is free. The waiter
-     * publishes itself, then reads {@code owner}; the unlocker clears {@code owner}, then reads
-     * {@code waiter}: both volatile, so at least one of them sees the other's write, and a release
-     * is never missed. A thread that finds the slot taken polls instead, in {@link #lockParked()}: a
-     * separate step, so that the model checker can let that timed park time out while this one parks
-     * in earnest (see OperationLockLincheckTest).
-     *
-     * @return false if another thread holds the slot (this one did not park)
-     */
-    private boolean parkForUnlock() {
-        if (!WAITER.compareAndSet(this, null, Thread.currentThread())) {
-            return false;
-        }
-        try {
-            if (owner != FREE) {
-                LockSupport.park(this);
-            }
-        } finally {
-            waiter = null;
-        }
-        return true;
-    }
-
-    /**
-     * True if this thread holds the lock. Error Prone's {@code @GuardedBy} knows {@code synchronized}
-     * and {@code java.util.concurrent.locks.Lock} only, not a lock of its own like this one: the
-     * methods that touch the fields this lock guards assert it instead (surefire runs with
-     * assertions on).
-     */
-    @Override
-    final boolean isHeldByCurrentThread() {
-        return owner >>> HOLD_BITS == Thread.currentThread().getId();
-    }
-
-    /**
-     * Takes the lock if it is free or already held by this thread.
-     *
-     * @throws IllegalMonitorStateException if this thread already holds it 65,535 times
-     */
-    @Override
-    final boolean tryLock() {
-        long me = Thread.currentThread().getId() << HOLD_BITS;
-        long current = owner;
-        if (current == FREE) {
-            return OWNER.compareAndSet(this, FREE, me | 1);
-        }
-        if ((current & ~HOLDS) != me) {
-            return false;
-        }
-        if ((current & HOLDS) == HOLDS) {
-            throw new IllegalMonitorStateException("operation lock held too often by " + Thread.currentThread().getName());
-        }
-        OWNER.setOpaque(this, current + 1); // only the owner writes while it holds: others see it held either way
-        return true;
-    }
-
-    /**
-     * Releases one hold; the last one frees the lock with a volatile write, which publishes what
-     * the holder wrote and comes before its read of {@code retryPending}.
-     *
-     * @throws IllegalMonitorStateException if this thread does not hold the lock
-     */
-    @Override
-    final void unlock() {
-        long current = owner;
-        if (current >>> HOLD_BITS != Thread.currentThread().getId()) {
-            throw new IllegalMonitorStateException("operation lock not held by " + Thread.currentThread().getName());
-        }
-        if ((current & HOLDS) != 1) {
-            OWNER.setOpaque(this, current - 1);
-        } else {
-            owner = FREE;
-            Thread parked = waiter;
-            if (parked != null) {
-                LockSupport.unpark(parked);
-            }
-        }
     }
 }

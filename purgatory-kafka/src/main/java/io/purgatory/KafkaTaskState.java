@@ -2,7 +2,6 @@ package io.purgatory;
 
 import io.purgatory.timer.Timer;
 import java.util.List;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * purgatory-kafka's bridge into purgatory-core: Kafka's {@code TimerTask} extends it, so every Kafka
@@ -20,11 +19,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * then {@code onExpiration}), or a plain Kafka timer task added to the module's {@code SystemTimer}
  * (its node runs {@link #purgatoryRunDue()}).
  *
- * <p>The state's lock is the host's ({@link #purgatoryLock()}: Kafka's {@code ReentrantLock}), so a
- * Kafka operation carries one lock, and each try takes it once.
+ * <p>The state's lock is core's, built into the object; Kafka's {@code DelayedOperation.lock} is a
+ * {@code ReentrantLock} view of it (the {@code purgatoryLock...} methods), so a Kafka operation
+ * carries one lock, and each try takes it once without leaving the operation.
  *
- * <p>Thread-safety: that of {@link OperationState}, with {@link #purgatoryLock()} as the lock; the
- * node is scheduled and cancelled through its timer, from any thread.
+ * <p>Thread-safety: that of {@link OperationState}; the node is scheduled and cancelled through its
+ * timer, from any thread.
  */
 public abstract class KafkaTaskState extends OperationState {
 
@@ -33,7 +33,7 @@ public abstract class KafkaTaskState extends OperationState {
 
     // --- the hooks, as Kafka's classes implement them ---
 
-    /** The try, under the state's lock ({@link #purgatoryLock()}): Kafka's {@code DelayedOperation} calls {@code tryComplete()}. */
+    /** The try, under the state's lock: Kafka's {@code DelayedOperation} calls {@code tryComplete()}. */
     protected abstract boolean purgatoryTryComplete();
 
     /** Runs once, under the state's lock, when the operation completes; {@link #purgatoryCompletion()} says how. */
@@ -50,14 +50,6 @@ public abstract class KafkaTaskState extends OperationState {
 
     /** The core timer a plain task (not offered to a purgatory) was linked into, or null. */
     protected abstract Timer purgatoryTimer();
-
-    /**
-     * The lock of the operation's state: Kafka's {@code DelayedOperation.lock}, the same object every
-     * time. The core takes it around the try and the completion, so an operation has this one lock.
-     *
-     * @throws IllegalStateException on a plain timer task, which is never tried nor completed
-     */
-    protected abstract ReentrantLock purgatoryLock();
 
     @Override
     final boolean tryCompleteHook() {
@@ -80,26 +72,6 @@ public abstract class KafkaTaskState extends OperationState {
     }
 
     @Override
-    final void lock() {
-        purgatoryLock().lock();
-    }
-
-    @Override
-    final boolean tryLock() {
-        return purgatoryLock().tryLock();
-    }
-
-    @Override
-    final void unlock() {
-        purgatoryLock().unlock();
-    }
-
-    @Override
-    final boolean isHeldByCurrentThread() {
-        return purgatoryLock().isHeldByCurrentThread();
-    }
-
-    @Override
     final Timer expiryTimer() {
         return purgatory != null ? super.expiryTimer() : purgatoryTimer();
     }
@@ -115,13 +87,51 @@ public abstract class KafkaTaskState extends OperationState {
 
     // --- what Kafka's classes call ---
 
+    /**
+     * The state's lock, for Kafka's {@code DelayedOperation.lock}, a {@code ReentrantLock} that is a
+     * view of it: takes it, waiting as long as it takes.
+     */
+    protected final void purgatoryLockTake() {
+        lock();
+    }
+
+    /** Takes the state's lock if it is free or held by this thread; never waits. */
+    protected final boolean purgatoryLockTry() {
+        return tryLock();
+    }
+
+    /**
+     * Takes the state's lock, waiting at most {@code timeoutNanos} ({@code Long.MAX_VALUE}: no limit),
+     * unless the thread is interrupted.
+     *
+     * @return false if the time ran out first
+     */
+    protected final boolean purgatoryLockTakeInterruptibly(long timeoutNanos) throws InterruptedException {
+        return lockInterruptibly(timeoutNanos);
+    }
+
+    /** Releases one hold of the state's lock; throws {@code IllegalMonitorStateException} if this thread holds none. */
+    protected final void purgatoryLockRelease() {
+        unlock();
+    }
+
+    /** How many times this thread holds the state's lock. */
+    protected final int purgatoryLockHoldCount() {
+        return holdCount();
+    }
+
+    /** True if some thread holds the state's lock. */
+    protected final boolean purgatoryLockIsLocked() {
+        return isLocked();
+    }
+
     /** Completes the operation ({@link Completion#COMPLETED}) if nothing did yet: cancels its expiry, runs the completion hook. */
     protected final boolean purgatoryComplete() {
         return complete(Completion.COMPLETED, null);
     }
 
     /**
-     * For a path that took {@link #purgatoryLock()} itself (Kafka's {@code safeTryComplete}), after it
+     * For a path that took the state's lock itself (Kafka's {@code safeTryComplete}), after it
      * released it: runs the try once more if a {@code checkAndComplete} found the lock held
      * meanwhile and asked the holder to retry, so that its wake-up is not lost.
      *

@@ -27,9 +27,11 @@ import org.apache.kafka.server.util.timer.TimerTask;
  * its own expiry node: never early (deadlines round up to the tick), unlinked as soon as it completes,
  * and no {@code TimerTaskEntry} per operation.
  *
- * <p><b>One lock.</b> The core state's lock is {@link #lock} itself: the purgatory takes it (with
- * {@code tryLock} in {@code checkAndComplete}, as Kafka does) around {@code tryComplete} and the
- * completion, so a try takes one lock and the operation carries no second one. A
+ * <p><b>One lock.</b> {@link #lock} is a view of the core state's lock, which is built into the
+ * operation: the purgatory takes it (with {@code tryLock} in {@code checkAndComplete}, where Kafka's
+ * waits for it with {@code lock()}) around {@code tryComplete} and the completion, without going through {@code lock}, so a try takes
+ * one lock and touches no object but the operation. {@code lock.isHeldByCurrentThread()} is true
+ * inside {@code tryComplete}, as in Kafka. A
  * {@code checkAndComplete} that finds {@code lock} held asks the holder to try again; the purgatory's
  * paths and {@code safeTryComplete} honour that after releasing it. Code of a subclass that holds
  * {@code lock} itself does not (as in Kafka): a condition change signalled meanwhile waits for the next
@@ -39,8 +41,11 @@ import org.apache.kafka.server.util.timer.TimerTask;
  */
 public abstract class DelayedOperation extends TimerTask {
 
-    /** Held while the purgatory runs {@link #tryComplete()}; Kafka's, a {@link ReentrantLock}. */
-    protected final ReentrantLock lock = new ReentrantLock();
+    /**
+     * Held while the purgatory runs {@link #tryComplete()}: Kafka's {@link ReentrantLock}, here a view
+     * of the operation's own lock (see {@link OperationLock}), which the purgatory takes without it.
+     */
+    protected final ReentrantLock lock = OperationLock.of(this);
 
     public DelayedOperation(long delayMs) {
         super(delayMs);
@@ -131,11 +136,6 @@ public abstract class DelayedOperation extends TimerTask {
     }
 
     @Override
-    protected final ReentrantLock purgatoryLock() {
-        return lock;
-    }
-
-    @Override
     protected final void purgatoryOnComplete() {
         if (purgatoryCompletion() == Completion.CLOSED) {
             return; // shutdown: Kafka runs no callback
@@ -162,5 +162,142 @@ public abstract class DelayedOperation extends TimerTask {
     /** Kafka's cancelForKey on a core purgatory: the key's pending operations, off the purgatory, not completed. */
     static <T extends DelayedOperation> List<T> withdraw(io.purgatory.DelayedOperationPurgatory<T> purgatory, DelayedOperationKey key) {
         return purgatoryWithdraw(purgatory, key);
+    }
+
+    /**
+     * Kafka's {@code ReentrantLock} of one operation, as a view of the operation's own lock (core's,
+     * built into the operation: an owner word and a waiter slot). Locking and unlocking it take that
+     * lock; the purgatory takes it directly, so a try never reaches this object.
+     *
+     * <p>It is made without {@code ReentrantLock}'s constructor ({@code Unsafe.allocateInstance}, as
+     * serialization frameworks make objects), so it carries no {@code AbstractQueuedSynchronizer}
+     * (32 bytes per operation that nothing would use): it overrides every method of
+     * {@code ReentrantLock} that it may, none of which reaches the missing synchronizer
+     * (KafkaOperationLockTest checks each by reflection, so a JDK that adds one fails the build).
+     *
+     * <p>What differs from a {@code ReentrantLock}: {@link #newCondition()} throws
+     * {@code UnsupportedOperationException} (no Kafka code waits on an operation's lock); threads
+     * waiting for the lock spin, yield, then park on the operation and are not queued, so the three
+     * queue probes that {@code ReentrantLock} makes final ({@code hasQueuedThreads},
+     * {@code hasQueuedThread}, {@code getQueueLength}) throw {@code NullPointerException} (no Kafka
+     * code calls them either); {@link #getOwner()} knows only the calling thread; interruptible and
+     * timed waits poll every 100 microseconds. {@code isFair()} is false, as for Kafka's
+     * {@code new ReentrantLock()}.
+     *
+     * <p>Thread-safe: the state is the operation's lock; {@code operation} is written once, before
+     * the operation's final field {@code lock} publishes this object.
+     */
+    private static final class OperationLock extends ReentrantLock {
+
+        private static final long serialVersionUID = 1L;
+        private static final sun.misc.Unsafe UNSAFE = unsafe();
+
+        /** The operation whose lock this is. */
+        private transient DelayedOperation operation;
+
+        static OperationLock of(DelayedOperation operation) {
+            OperationLock lock;
+            try {
+                lock = (OperationLock) UNSAFE.allocateInstance(OperationLock.class);
+            } catch (InstantiationException e) {
+                throw new IllegalStateException("cannot make the lock of " + operation, e);
+            }
+            lock.operation = operation;
+            return lock;
+        }
+
+        private static sun.misc.Unsafe unsafe() {
+            try {
+                java.lang.reflect.Field field = sun.misc.Unsafe.class.getDeclaredField("theUnsafe");
+                field.setAccessible(true);
+                return (sun.misc.Unsafe) field.get(null);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        @Override
+        public void lock() {
+            operation.purgatoryLockTake();
+        }
+
+        @Override
+        public void lockInterruptibly() throws InterruptedException {
+            operation.purgatoryLockTakeInterruptibly(Long.MAX_VALUE);
+        }
+
+        @Override
+        public boolean tryLock() {
+            return operation.purgatoryLockTry();
+        }
+
+        @Override
+        public boolean tryLock(long timeout, java.util.concurrent.TimeUnit unit) throws InterruptedException {
+            return operation.purgatoryLockTakeInterruptibly(Math.max(0, unit.toNanos(timeout)));
+        }
+
+        @Override
+        public void unlock() {
+            operation.purgatoryLockRelease();
+        }
+
+        /** @throws UnsupportedOperationException always: an operation's lock has no conditions */
+        @Override
+        public java.util.concurrent.locks.Condition newCondition() {
+            throw new UnsupportedOperationException("purgatory-kafka: a DelayedOperation's lock has no conditions");
+        }
+
+        @Override
+        public int getHoldCount() {
+            return operation.purgatoryLockHoldCount();
+        }
+
+        @Override
+        public boolean isHeldByCurrentThread() {
+            return operation.purgatoryLockHoldCount() > 0;
+        }
+
+        @Override
+        public boolean isLocked() {
+            return operation.purgatoryLockIsLocked();
+        }
+
+        @Override
+        protected Thread getOwner() {
+            return isHeldByCurrentThread() ? Thread.currentThread() : null; // the owner word holds an id, not the thread
+        }
+
+        @Override
+        protected java.util.Collection<Thread> getQueuedThreads() {
+            return java.util.List.of();
+        }
+
+        @Override
+        public boolean hasWaiters(java.util.concurrent.locks.Condition condition) {
+            throw notOurs(condition);
+        }
+
+        @Override
+        public int getWaitQueueLength(java.util.concurrent.locks.Condition condition) {
+            throw notOurs(condition);
+        }
+
+        @Override
+        protected java.util.Collection<Thread> getWaitingThreads(java.util.concurrent.locks.Condition condition) {
+            throw notOurs(condition);
+        }
+
+        @Override
+        public String toString() {
+            String state = isHeldByCurrentThread() ? "[Locked by thread " + Thread.currentThread().getName() + "]"
+                    : isLocked() ? "[Locked]" : "[Unlocked]";
+            return getClass().getName() + "@" + Integer.toHexString(hashCode()) + state;
+        }
+
+        /** What ReentrantLock throws for a condition it did not make: this lock makes none. */
+        private static RuntimeException notOurs(java.util.concurrent.locks.Condition condition) {
+            java.util.Objects.requireNonNull(condition, "condition");
+            return new IllegalArgumentException("not owner: " + condition + " is not a condition of this lock");
+        }
     }
 }

@@ -106,12 +106,6 @@ public abstract class TimerTask extends KafkaTaskState implements Runnable {
     protected void purgatoryOnExpiration() {
     }
 
-    /** A plain task has no operation lock: only Kafka's {@code DelayedOperation} is ever tried or completed. */
-    @Override
-    protected java.util.concurrent.locks.ReentrantLock purgatoryLock() {
-        throw new IllegalStateException("a plain timer task is never tried nor completed: " + this);
-    }
-
     @Override
     protected final long purgatoryDelayMs() {
         return Math.max(0, delayMs);
