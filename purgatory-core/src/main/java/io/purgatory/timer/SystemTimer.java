@@ -14,8 +14,9 @@ import org.slf4j.LoggerFactory;
  * A {@link Timer} on a hierarchical timing wheel, with its own reaper thread.
  *
  * <p>The wheel ({@link TimingWheel}) belongs to the reaper thread alone. Other threads hand work
- * over through two lock-free stacks linked through the tasks themselves: {@link #add} pushes the
- * task on {@code added}; a cancel ({@link TimerTask#cancel()}, {@link TimerNode.Control#cancel}) that wins against a task already in the wheel
+ * over through lock-free stacks linked through the tasks themselves: {@link #add} pushes the
+ * task on {@code added} (striped by thread, {@link AddStacks}, so that threads adding at once do not
+ * fight over one head); a cancel ({@link TimerTask#cancel()}, {@link TimerNode.Control#cancel}) that wins against a task already in the wheel
  * pushes it on {@code cancelled}, and the reaper unlinks it in O(1).
  *
  * <p>The reaper loop: take the cancellations, take the adds, move the wheel to the current tick
@@ -88,7 +89,8 @@ public final class SystemTimer extends TaskHost implements Timer {
     private final LongSupplier nanoClock;
     private final long startNanos;
     private final TimingWheel wheel;
-    private final AtomicReference<@Nullable TimerNode> added = new AtomicReference<>();
+    /** Striped by the adding thread; a driven timer has two stripes, so that three model-checked threads share one. */
+    private final AddStacks added;
     private final AtomicReference<@Nullable TimerNode> cancelled = new AtomicReference<>();
     private final AtomicReference<@Nullable TimerNode> expired = new AtomicReference<>();
     /** Tasks added and neither cancelled nor expired (a recurring one until cancelled or ended); see {@link PendingCount}. */
@@ -214,6 +216,7 @@ public final class SystemTimer extends TaskHost implements Timer {
         this.nanoClock = nanoClock;
         this.startNanos = nanoClock.getAsLong();
         this.wheel = new TimingWheel(wheelSize, 0);
+        this.added = startThreads ? new AddStacks() : new AddStacks(2);
         this.runsOnReaper = runsOnReaper;
         this.fault = fault;
         if (startThreads) {
@@ -280,7 +283,7 @@ public final class SystemTimer extends TaskHost implements Timer {
             link(task); // a task running on the reaper (a recurring one put back): the wheel is this thread's
             return;
         }
-        boolean wasEmpty = push(added, task);
+        boolean wasEmpty = added.push(task);
         long until = parkUntilTick;
         if (dueTick < until || (wasEmpty && sleepsLong(until))) {
             wakeReaper();
@@ -439,9 +442,9 @@ public final class SystemTimer extends TaskHost implements Timer {
         return idle ? next : AWAKE;
     }
 
-    /** Whether both hand-off stacks are empty and the timer is open: a reaper may park. */
+    /** Whether every hand-off stack is empty and the timer is open: a reaper may park. */
     private boolean handOffsIdle() {
-        return added.get() == null && cancelled.get() == null && !closed.get();
+        return added.isEmpty() && cancelled.get() == null && !closed.get();
     }
 
     /**
@@ -470,17 +473,19 @@ public final class SystemTimer extends TaskHost implements Timer {
      * Driven mode, with no round or batch under way: a hand-off that the reaper or the executor would
      * sleep through, described, or null. A reaper parked until {@code parkUntilTick} with no wake-up
      * pending must have no added task due before that tick and, if it sleeps longer than the slack,
-     * both hand-off stacks empty; expired tasks waiting for the executor need its wake-up pending.
+     * every hand-off stack empty; expired tasks waiting for the executor need its wake-up pending.
      */
     @Nullable String lostWakeUp() {
         long until = parkUntilTick;
         if (until != AWAKE && !reaperWakeUpPending) {
-            for (TimerNode task = added.get(); task != null; task = task.handoffNext) {
-                if (task.dueTick < until) {
-                    return "the reaper sleeps until tick " + until + " with " + task + " due at tick " + task.dueTick + " on the add stack";
+            for (int stripe = 0; stripe < added.stripes(); stripe++) {
+                for (TimerNode task = added.peek(stripe); task != null; task = task.handoffNext) {
+                    if (task.dueTick < until) {
+                        return "the reaper sleeps until tick " + until + " with " + task + " due at tick " + task.dueTick + " on the add stack";
+                    }
                 }
             }
-            if (sleepsLong(until) && (added.get() != null || cancelled.get() != null)) {
+            if (sleepsLong(until) && (!added.isEmpty() || cancelled.get() != null)) {
                 return "the reaper sleeps until tick " + until + " (from tick " + parkedAtTick + ") with a hand-off on a stack";
             }
         }
@@ -505,10 +510,22 @@ public final class SystemTimer extends TaskHost implements Timer {
         return took;
     }
 
-    /** Puts the added tasks into the wheel; returns whether there were any. */
+    /** Puts the added tasks into the wheel, stripe by stripe; returns whether there were any. */
     private boolean takeAdds() {
-        TimerNode stack = added.getAndSet(null);
-        boolean took = stack != null;
+        boolean took = false;
+        for (int stripe = 0; stripe < added.stripes(); stripe++) {
+            TimerNode stack = added.take(stripe);
+            if (stack != null) {
+                took = true;
+                takeAdds(stack);
+            }
+        }
+        return took;
+    }
+
+    /** Puts the tasks of one taken add stack into the wheel. */
+    private void takeAdds(TimerNode taken) {
+        TimerNode stack = taken;
         // reversed, so that tasks sharing a bucket run in add order; the ones cancelled already (an
         // add and a cancel in quick succession, the common case for timeouts) are dropped in the same
         // pass, so that the reaper reads each of them once
@@ -534,7 +551,6 @@ public final class SystemTimer extends TaskHost implements Timer {
             }
             reversed = next;
         }
-        return took;
     }
 
     /** On the reaper: links a QUEUED task into the wheel, or hands it out if it is due already; a cancelled one is dropped. */
