@@ -9,7 +9,7 @@
 # from the environment, e.g. LAGS="100 1000" DURATION=2 WARMUP=1 benchmarks/hwm-sweep.sh
 set -euo pipefail
 
-CSV=${CSV:-docs/benchmarks/results/hwm.csv}
+CSV=${CSV:-benchmarks/results/purgatory/hwm.csv}
 PNG=${PNG:-docs/benchmarks/hwm-cpu-per-request.png}
 LAGS=${LAGS:-"100 1000 10000 100000"}
 PURGATORIES=${PURGATORIES:-"OURS_POSITIONS OURS KAFKA"}

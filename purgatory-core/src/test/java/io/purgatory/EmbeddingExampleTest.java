@@ -27,49 +27,63 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The README's three embedding examples (a subclass, a future, a blocking wait), each taken from
- * README.md itself (the first {@code java} block after its marker comment: {@value #MARKER},
- * {@value #FUTURE_MARKER}, {@value #AWAIT_MARKER}), compiled as the file it claims to be and run:
- * the README and the code cannot drift apart. The timer's own example ({@value #TIMER_MARKER}) too,
- * and the test a new project writes on a MockTimer ({@value #TEST_MARKER}), compiled against JUnit
- * and Awaitility and each of its {@code @Test} methods run on a new instance, as JUnit would.
+ * The code blocks that README.md and docs/guide.md say a test runs: each is the first {@code java}
+ * block after its marker comment ({@code <!-- run by EmbeddingExampleTest: id -->}), compiled as the
+ * file it claims to be and run, so that the docs and the code cannot drift apart: the README's quick
+ * start, the guide's three embedding examples (a subclass, a future, a blocking wait), the timer's
+ * example, and the tutorial's test on a MockTimer, compiled against JUnit and Awaitility and each of
+ * its {@code @Test} methods run on a new instance, as JUnit would. The docs check
+ * ({@code DocsCheckTest}) holds every other block of those two files to a "not run" marker.
  */
 class EmbeddingExampleTest {
 
-    static final String MARKER = "<!-- embedding-example:";
-    static final String FUTURE_MARKER = "<!-- embedding-example-future:";
-    static final String AWAIT_MARKER = "<!-- embedding-example-await:";
-    static final String TIMER_MARKER = "<!-- timer-example:";
-    static final String TEST_MARKER = "<!-- embedding-example-test:";
+    static final Doc README = new Doc("README.md", "readme-example");
+    static final Doc MARKER = new Doc("docs/guide.md", "embedding-example");
+    static final Doc FUTURE_MARKER = new Doc("docs/guide.md", "embedding-example-future");
+    static final Doc AWAIT_MARKER = new Doc("docs/guide.md", "embedding-example-await");
+    static final Doc TIMER_MARKER = new Doc("docs/guide.md", "timer-example");
+    static final Doc TEST_MARKER = new Doc("docs/guide.md", "long-poll-test");
+
+    /** A block in a file of the repository: the first java block after {@code <!-- run by EmbeddingExampleTest: id -->}. */
+    record Doc(String file, String id) {
+        String marker() {
+            return "<!-- run by EmbeddingExampleTest: " + id + " -->";
+        }
+    }
 
     private static final Pattern BLOCK = Pattern.compile("```java\\n(.*?)\\n```", Pattern.DOTALL);
     private static final Pattern PUBLIC_CLASS = Pattern.compile("^public (?:final )?class (\\w+)", Pattern.MULTILINE);
 
     @Test
-    void theReadmeExampleCompilesAndRunsAsPasted(@TempDir Path dir) throws Exception {
+    void theReadmeQuickStartCompilesAndRunsAsPasted(@TempDir Path dir) throws Exception {
+        assertEquals("REACHED" + System.lineSeparator(), compileAndRun(dir, README));
+    }
+
+    @Test
+    void theGuideExampleCompilesAndRunsAsPasted(@TempDir Path dir) throws Exception {
         assertEquals("keys: NONE, positions: NONE, deleted: UNKNOWN_TOPIC_OR_PARTITION" + System.lineSeparator(),
                 compileAndRun(dir, MARKER));
     }
 
     @Test
-    void theReadmeFutureExampleCompilesAndRunsAsPasted(@TempDir Path dir) throws Exception {
+    void theGuideFutureExampleCompilesAndRunsAsPasted(@TempDir Path dir) throws Exception {
         assertEquals("produce: NONE, abandoned: true, all: REACHED, waiting: 0" + System.lineSeparator(),
                 compileAndRun(dir, FUTURE_MARKER));
     }
 
     @Test
-    void theReadmeAwaitExampleCompilesAndRunsAsPasted(@TempDir Path dir) throws Exception {
+    void theGuideAwaitExampleCompilesAndRunsAsPasted(@TempDir Path dir) throws Exception {
         assertEquals("await: REACHED, then: TIMED_OUT" + System.lineSeparator(), compileAndRun(dir, AWAIT_MARKER));
     }
 
     @Test
-    void theReadmeTimerExampleCompilesAndRunsAsPasted(@TempDir Path dir) throws Exception {
+    void theGuideTimerExampleCompilesAndRunsAsPasted(@TempDir Path dir) throws Exception {
         assertEquals("timeout done: true, never cancelled: true, heartbeat cancelled: true" + System.lineSeparator(),
                 compileAndRun(dir, TIMER_MARKER));
     }
 
     @Test
-    void theReadmeTestOnAMockTimerCompilesAndPasses(@TempDir Path dir) throws Exception {
+    void theGuideTestOnAMockTimerCompilesAndPasses(@TempDir Path dir) throws Exception {
         // -classfile: MockTimer's @GuardedBy (error_prone_annotations, a provided dependency, not on a user's class path)
         // makes javac -Xlint warn "Cannot find annotation method 'value()'"; without -Xlint javac says nothing
         String className = compile(dir, TEST_MARKER, "-Xlint:all,-classfile", codeSource(DelayedOperationPurgatory.class), codeSource(Test.class),
@@ -83,7 +97,7 @@ class EmbeddingExampleTest {
                     try {
                         method.invoke(testClass.getConstructor().newInstance());
                     } catch (InvocationTargetException e) {
-                        throw new AssertionError("the README's " + className + "." + method.getName() + " fails", e.getCause());
+                        throw new AssertionError("the docs' " + className + "." + method.getName() + " fails", e.getCause());
                     }
                     ran.add(method.getName());
                 }
@@ -94,14 +108,14 @@ class EmbeddingExampleTest {
     }
 
     /** Compiles the block after marker as the file it claims to be, runs its main and returns what it printed. */
-    private static String compileAndRun(Path dir, String marker) throws Exception {
+    private static String compileAndRun(Path dir, Doc marker) throws Exception {
         return runMain(dir, compile(dir, marker, "-Xlint:all", codeSource(DelayedOperationPurgatory.class)));
     }
 
     /** Compiles the block after marker as the file it claims to be, against classpath, into dir; returns its class's name. */
-    private static String compile(Path dir, String marker, String lint, Path... classpath) throws Exception {
-        // surefire runs in the module's directory; the README is the repository's
-        String source = exampleSource(Files.readString(Path.of("..", "README.md")), marker);
+    private static String compile(Path dir, Doc marker, String lint, Path... classpath) throws Exception {
+        // surefire runs in the module's directory; the docs are the repository's
+        String source = exampleSource(Files.readString(Path.of("..").resolve(marker.file())), marker);
         Matcher publicClass = PUBLIC_CLASS.matcher(source);
         assertTrue(publicClass.find(), "the example declares a public class");
         String className = publicClass.group(1);
@@ -113,15 +127,15 @@ class EmbeddingExampleTest {
         String path = Arrays.stream(classpath).map(Path::toString).collect(Collectors.joining(File.pathSeparator));
         int status = javac.run(null, diagnostics, diagnostics, lint, "-Werror",
                 "-classpath", path, "-d", dir.toString(), file.toString());
-        assertEquals(0, status, () -> "the README's example " + className + " does not compile:\n" + diagnostics.toString(StandardCharsets.UTF_8));
+        assertEquals(0, status, () -> marker.file() + "'s example " + className + " does not compile:\n" + diagnostics.toString(StandardCharsets.UTF_8));
         return className;
     }
 
     /** The first {@code java} block after the marker. */
-    static String exampleSource(String readme, String marker) {
-        int at = readme.indexOf(marker);
-        assertTrue(at >= 0, "README.md has the marker " + marker);
-        Matcher block = BLOCK.matcher(readme);
+    static String exampleSource(String markdown, Doc marker) {
+        int at = markdown.indexOf(marker.marker());
+        assertTrue(at >= 0, marker.file() + " has the marker " + marker.marker());
+        Matcher block = BLOCK.matcher(markdown);
         assertTrue(block.find(at), "a java block follows the marker");
         return block.group(1) + "\n";
     }

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Nothing public can break the purgatory's promises: no public call leaves a watched operation
  * without its expiry or its exactly-once completion, no public hook corrupts a timer, and what the
- * metrics hand out is read-only. Also that the builder reads as the README writes it.
+ * metrics hand out is read-only. Also that the builder reads as docs/guide.md writes it.
  */
 class PublicSurfaceTest {
 

@@ -37,7 +37,7 @@ import picocli.CommandLine.Parameters;
             "",
             "Example (the high-watermark workload's CPU per request against the lag):",
             "  java -cp benchmarks/target/benchmarks.jar io.purgatory.benchmarks.chart.CsvChart "
-                    + "--out docs/benchmarks/hwm-cpu-per-request.png docs/benchmarks/results/hwm.csv"})
+                    + "--out docs/benchmarks/hwm-cpu-per-request.png benchmarks/results/purgatory/hwm.csv"})
 public final class CsvChart implements Callable<Integer> {
 
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")

@@ -39,7 +39,7 @@ import picocli.CommandLine.Spec;
             "",
             "Example:",
             "  java -cp benchmarks/target/benchmarks.jar io.purgatory.benchmarks.chart.JmhChart --out docs/benchmarks "
-                    + "docs/benchmarks/results/add-cancel.json docs/benchmarks/results/add-expire.json",
+                    + "benchmarks/results/timer/add-expire.json",
             "  ... --metric gc.alloc.rate.norm    (bytes allocated per operation, from -prof gc)"})
 public final class JmhChart implements Callable<Integer> {
 

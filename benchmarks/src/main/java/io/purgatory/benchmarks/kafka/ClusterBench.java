@@ -24,7 +24,7 @@ import picocli.CommandLine.Option;
 /**
  * The cluster benchmark: a real three-broker Kafka 4.4.0 cluster on stock Kafka against the same cluster with
  * purgatory-kafka first on each broker's classpath, a fresh cluster per round, the runtimes alternated round by
- * round. See {@code --help} and docs/benchmarks.md section 13.
+ * round. See {@code --help}; its figures are in docs/benchmarks.md.
  *
  * <p>Not thread-safe; a command-line main.
  */
@@ -57,7 +57,7 @@ import picocli.CommandLine.Option;
         footer = {
             "",
             "Example (java -cp benchmarks/target/benchmarks.jar io.purgatory.benchmarks.kafka.ClusterBench ...):",
-            "  --mode RATE --rate 2000 --rounds 3 --latency-csv docs/benchmarks/results/cluster-latency.csv",
+            "  --mode RATE --rate 2000 --rounds 3 --latency-csv benchmarks/results/cluster/cluster-latency.csv",
             "  --mode INFLIGHT --rate 7500 --record-size 100 --producers 1000 --rounds 2 --warmup 10 --duration 20"})
 public final class ClusterBench implements Callable<Integer> {
 

@@ -70,7 +70,7 @@ class ArchitectureTest {
                 .check(CLASSES);
     }
 
-    /** The layers each layer may import, as docs/architecture.md's table states them; the root package may import all. */
+    /** The layers each layer may import, as docs/demo.md's table states them; the root package may import all. */
     private static final Map<String, Set<String>> MAY_USE = Map.of(
             "http", Set.of("server", "coordinator", "replication", "cluster", "log", "metrics", "config"),
             "network", Set.of("server", "metrics", "config"),

@@ -48,7 +48,7 @@ class KafkaApisTest {
         assertEquals(Errors.NONE.code(), response.data().errorCode());
         assertEquals(KafkaApis.SUPPORTED.stream().map(api -> api.id).collect(Collectors.toSet()),
                 response.data().apiKeys().stream().map(key -> key.apiKey()).collect(Collectors.toSet()));
-        assertEquals(24, KafkaApis.SUPPORTED.size(), "the README counts them");
+        assertEquals(24, KafkaApis.SUPPORTED.size(), "CHANGELOG.md counts them");
     }
 
     @Test
