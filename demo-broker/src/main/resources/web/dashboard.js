@@ -5,6 +5,8 @@
 
 (function () {
   const HISTORY_MS = 180 * 1000;
+  // the window of the lateness tile
+  const RECENT_MS = 60 * 1000;
   const COLORS = {
     acked: '#2e9e5b', timedOut: '#d64545', errors: '#e08a1e', parked: '#3b6fd8', emptyMaxWait: '#3b6fd8', emptyAtOnce: '#8a4fd1',
     bandLabel: '#8a3a3a'
@@ -97,13 +99,9 @@
     $('fetch-error-total').textContent = whole(s.fetch.errorTotal);
     $('parked').textContent = whole(s.purgatories.reduce((sum, p) => sum + p.delayed, 0));
     $('parked-detail').textContent = s.purgatories.map((p) => p.name + ' ' + whole(p.delayed)).join(', ');
-    // the tile shows the highest p99 of the purgatories: the top line of the lateness chart, now
-    const late = s.purgatories.reduce((worst, p) => (p.expiryLateness.p99Ms > worst.expiryLateness.p99Ms ? p : worst), s.purgatories[0]);
-    $('lateness-p99').textContent = late ? late.expiryLateness.p99Ms + ' ms' : '–';
-    $('lateness-detail').textContent = late
-      ? late.name + ': p50 ' + late.expiryLateness.p50Ms + ' · p99.9 ' + late.expiryLateness.p999Ms + ' · max '
-        + late.expiryLateness.maxMs + ' ms, ' + whole(late.expiryLateness.count) + ' expired'
-      : '–';
+    renderLateness(s);
+    // the fetch chart shows consumers' long polls: hidden until something fetches
+    $('fetches').hidden = s.fetch.dataTotal + s.fetch.emptyMaxWaitTotal + s.fetch.emptyAtOnceTotal + s.fetch.errorTotal === 0;
     $('connections').textContent = whole(s.connections);
     $('bytes-in').textContent = byteCount(s.bytesIn);
     $('bytes-out').textContent = byteCount(s.bytesOut);
@@ -112,6 +110,19 @@
     renderGroups(s.groups);
     renderGroupEvents();
     renderCharts();
+  }
+
+  // The mean lateness of the timeouts answered in the last minute, over every purgatory: the growth
+  // of the lateness histograms' sums over the growth of their counts since the sample a minute ago.
+  function renderLateness(now) {
+    const since = samples.find((s) => s.timeMs >= now.timeMs - RECENT_MS) || now;
+    const total = (s, field) => s.purgatories.reduce((sum, p) => sum + p.expiryLateness[field], 0);
+    const expired = total(now, 'count') - total(since, 'count');
+    const seconds = Math.round((now.timeMs - since.timeMs) / 1000);
+    $('lateness-recent').textContent = expired > 0 ? ((total(now, 'sumMs') - total(since, 'sumMs')) / expired).toFixed(1) + ' ms' : '–';
+    $('lateness-detail').textContent = expired > 0
+      ? 'mean of ' + whole(expired) + ' timeouts in the last ' + seconds + ' s'
+      : 'no timeout answered in the last ' + seconds + ' s';
   }
 
   function renderCharts() {
@@ -126,6 +137,13 @@
       { label: 'empty at max.wait.ms', color: COLORS.emptyMaxWait, value: (s) => s.fetch.emptyMaxWaitPerSec },
       { label: 'empty at once', color: COLORS.emptyAtOnce, value: (s) => s.fetch.emptyAtOncePerSec },
       { label: 'errors', color: COLORS.errors, value: (s) => s.fetch.errorPerSec }
+    ], stalled);
+    // the smallest ISR now, in the legend: it drops while a stalled follower is out of the ISR
+    chart($('chart-isr'), $('legend-isr'), [
+      { label: 'replicas of a partition', color: COLORS.acked,
+        value: (s) => s.partitions.reduce((most, p) => Math.max(most, p.followerEndOffsets.length + 1), 0) },
+      { label: 'smallest ISR of any partition', color: COLORS.timedOut, unit: 'replicas',
+        value: (s) => (s.partitions.length === 0 ? 0 : s.partitions.reduce((least, p) => Math.min(least, p.isr.length), Infinity)) }
     ], stalled);
     const names = samples[samples.length - 1].purgatories.map((p) => p.name);
     chart($('chart-parked'), $('legend-parked'), names.map((name, i) => ({

@@ -97,7 +97,7 @@ public final class ClientMain implements Callable<Integer> {
     String topic;
 
     @Option(names = "--requests", paramLabel = "N", defaultValue = "2000",
-            description = "Produce requests to send in total. Default: ${DEFAULT-VALUE}.")
+            description = "Produce requests to send in total; 0 = until stopped (Ctrl-C). Default: ${DEFAULT-VALUE}.")
     int requests;
 
     @Option(names = "--rate", paramLabel = "R", defaultValue = "200",
@@ -312,7 +312,7 @@ public final class ClientMain implements Callable<Integer> {
     /** The options as a {@link ClientOptions}, or a {@link ParameterException} naming the bad one. */
     ClientOptions options() {
         require(!topic.isEmpty(), "--topic must not be empty");
-        require(requests >= 1, "--requests must be at least 1, but was " + requests);
+        require(requests >= 0, "--requests must be 0 (until stopped) or more, but was " + requests);
         require(Double.isFinite(rate) && rate >= 0, "--rate must be 0 (no limit) or a positive number of requests/s, but was "
                 + (Double.isFinite(rate) ? BigDecimal.valueOf(rate).stripTrailingZeros().toPlainString() : rate));
         require(concurrency >= 1, "--concurrency must be at least 1, but was " + concurrency);

@@ -6,7 +6,7 @@ package io.purgatory.demo.client;
  *
  * @param bootstrap the broker to connect to
  * @param topic the topic to produce to
- * @param requests produce requests to send in total
+ * @param requests produce requests to send in total; 0 sends until the run is stopped (Ctrl-C)
  * @param rate target requests per second; 0 sends as fast as {@code concurrency} allows
  * @param concurrency most requests in flight (sent, without an outcome yet) at once
  * @param acks the produce requests' acks: -1 (all in-sync replicas), 1 (leader) or 0 (no response)
@@ -27,6 +27,16 @@ record ClientOptions(
         int recordSize,
         int graceMs,
         int connectTimeoutMs) {
+
+    /** Whether the run sends until it is stopped ({@code requests} 0) rather than a number of requests. */
+    boolean untilStopped() {
+        return requests == 0;
+    }
+
+    /** The most requests the run sends: {@code requests}, or no limit until it is stopped. */
+    long requestLimit() {
+        return untilStopped() ? Long.MAX_VALUE : requests;
+    }
 
     /** Whether the broker answers the produce requests at all ({@code acks} is not 0). */
     boolean expectsResponses() {

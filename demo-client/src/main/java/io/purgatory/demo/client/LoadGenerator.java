@@ -56,7 +56,7 @@ final class LoadGenerator {
     private long startNanos;
     private long lastSendNanos;
     private long nextDueNanos;
-    private int issued;
+    private long issued;
     private ScheduledFuture<?> pacerTimer;
     private boolean pacerQueued;
     private RunReport.Disconnect disconnect;
@@ -109,7 +109,7 @@ final class LoadGenerator {
             return;
         }
         long now = System.nanoTime();
-        while (issued < options.requests() && stats.inFlight() < options.concurrency() && disconnect == null) {
+        while (issued < options.requestLimit() && stats.inFlight() < options.concurrency() && disconnect == null) {
             if (intervalNanos > 0) {
                 long untilDue = nextDueNanos - now;
                 if (untilDue > 0) {
@@ -180,9 +180,14 @@ final class LoadGenerator {
             return; // we closed it after the run
         }
         LOG.debug("connection lost mid-run ({}) with {} request(s) in flight, {} not sent", reason, stats.inFlight(),
-                options.requests() - issued);
+                notSent());
         disconnect = new RunReport.Disconnect(reason, stats.inFlight());
         maybeFinish();
+    }
+
+    /** Requests the run was to send and has not: none for a run that sends until it is stopped. */
+    private long notSent() {
+        return options.untilStopped() ? 0 : options.requests() - issued;
     }
 
     /** Runs the pacer soon, unless a timer will (the pacer then waits for a due time, not for room). */
@@ -207,7 +212,7 @@ final class LoadGenerator {
     }
 
     private void maybeFinish() {
-        if (finished || (interrupted == null && (stats.inFlight() > 0 || (issued < options.requests() && disconnect == null)))) {
+        if (finished || (interrupted == null && (stats.inFlight() > 0 || (issued < options.requestLimit() && disconnect == null)))) {
             return;
         }
         finished = true;
@@ -216,7 +221,7 @@ final class LoadGenerator {
             pacerTimer = null;
         }
         done.complete(new RunReport(options, setup, System.nanoTime() - startNanos, Math.max(0, lastSendNanos - startNanos), stats.sent(),
-                options.requests() - issued, stats.summaries(), disconnect, interrupted));
+                notSent(), stats.summaries(), disconnect, interrupted));
     }
 
     /** One request between its send and its outcome; event loop only. */

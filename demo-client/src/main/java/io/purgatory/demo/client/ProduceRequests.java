@@ -44,11 +44,11 @@ final class ProduceRequests {
     }
 
     /** The partition request {@code index} goes to. */
-    int partitionOf(int index) {
+    int partitionOf(long index) {
         return partitions.get(Math.floorMod(index, partitions.size()));
     }
 
-    ProduceRequest build(int index) {
+    ProduceRequest build(long index) {
         long nowMicros = WallClock.nowMicros();
         Header sentAt = new RecordHeader(SENT_AT_HEADER, ByteBuffer.allocate(Long.BYTES).putLong(0, nowMicros).array());
         MemoryRecords records = MemoryRecords.withRecords(Compression.NONE,

@@ -28,9 +28,9 @@ final class ReportRenderer {
     /** The line printed once the handshake is done, before the load. */
     static String startLine(ClientOptions options, Handshake.Result setup) {
         String pace = options.rate() > 0 ? number(options.rate()) + " requests/s" : "as fast as possible";
-        return String.format(Locale.ROOT, "demo-client: %d produce requests to '%s' (%d partitions) on %s: acks=%d, timeout %d ms, %s,"
+        return String.format(Locale.ROOT, "demo-client: %s to '%s' (%d partitions) on %s: acks=%d, timeout %d ms, %s,"
                         + " at most %d in flight, %d-byte records (Produce v%d, Metadata v%d)",
-                options.requests(), setup.topic().name(), setup.topic().partitions().size(), options.bootstrap(), options.acks(),
+                options.untilStopped() ? "produce requests until stopped (Ctrl-C)" : options.requests() + " produce requests", setup.topic().name(), setup.topic().partitions().size(), options.bootstrap(), options.acks(),
                 options.timeoutMs(), pace, options.concurrency(), options.recordSize(), setup.produceVersion(), setup.metadataVersion());
     }
 
@@ -54,8 +54,9 @@ final class ReportRenderer {
         String sendRate = report.sent() > 1 && report.sendingNanos() > 0
                 ? String.format(Locale.ROOT, " (%.1f requests/s)", (report.sent() - 1) / sendingSeconds)
                 : "";
-        out.append(String.format(Locale.ROOT, "%nSummary: %d of %d requests sent in %.2f s%s, last outcome after %.2f s; acks=%d, timeout %d ms%n",
-                report.sent(), report.options().requests(), sendingSeconds, sendRate, report.elapsedNanos() / 1e9,
+        out.append(String.format(Locale.ROOT, "%nSummary: %s sent in %.2f s%s, last outcome after %.2f s; acks=%d, timeout %d ms%n",
+                report.options().untilStopped() ? report.sent() + " requests" : report.sent() + " of " + report.options().requests() + " requests",
+                sendingSeconds, sendRate, report.elapsedNanos() / 1e9,
                 report.options().acks(), report.options().timeoutMs()));
 
         List<String[]> rows = new ArrayList<>();

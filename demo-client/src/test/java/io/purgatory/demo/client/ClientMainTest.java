@@ -140,13 +140,13 @@ class ClientMainTest {
     @Test
     void invalidOptionsAreRefusedWithTheReason() {
         Execution acks = Execution.of("--acks", "2");
-        Execution requests = Execution.of("--requests", "0");
+        Execution requests = Execution.of("--requests", "-1");
 
         assertEquals(2, acks.exitCode(), acks::toString);
         assertEquals(List.of("demo-client: Invalid value for option '--acks': expected -1 (or all), 1 or 0, but was '2'",
                 "Try 'demo-client --help' for the options."), acks.errLines());
         assertEquals(2, requests.exitCode(), requests::toString);
-        assertEquals(List.of("demo-client: --requests must be at least 1, but was 0",
+        assertEquals(List.of("demo-client: --requests must be 0 (until stopped) or more, but was -1",
                 "Try 'demo-client --help' for the options."), requests.errLines());
     }
 

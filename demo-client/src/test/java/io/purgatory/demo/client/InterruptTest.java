@@ -56,6 +56,38 @@ class InterruptTest {
         }
     }
 
+    @Test
+    void aRunUntilStoppedSendsUntilItsSignalAndAccountsForEverySentRequest(DemoBroker broker) throws Exception {
+        Process client = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"),
+                "-cp", System.getProperty("java.class.path"), ClientMain.class.getName(),
+                "--bootstrap", "localhost:" + broker.port(), "--requests", "0", "--rate", "100", "--timeout-ms", "60000")
+                .start();
+        List<String> out = collect(client.getInputStream());
+        List<String> err = collect(client.getErrorStream());
+        try {
+            await().atMost(Duration.ofSeconds(30)).until(() -> out.stream().anyMatch(line -> line.startsWith("[")));
+            assertTrue(out.stream().anyMatch(line -> line.startsWith("demo-client: produce requests until stopped (Ctrl-C) to 'demo'")),
+                    () -> String.join("\n", out));
+
+            client.toHandle().destroy();
+
+            assertTrue(client.waitFor(20, TimeUnit.SECONDS), "the client exits");
+            assertEquals(143, client.exitValue(), "128 + SIGTERM");
+            await().atMost(Duration.ofSeconds(5)).until(() -> out.stream().anyMatch(line -> line.startsWith("Summary: ")));
+            assertTrue(err.stream().anyMatch(line -> line.matches("demo-client: interrupted with \\d+ request\\(s\\) in flight; 0 not sent")),
+                    () -> String.join("\n", err));
+            String summary = out.stream().filter(line -> line.startsWith("Summary: ")).findFirst().orElseThrow();
+            long sent = Long.parseLong(summary.split(" ")[1]);
+            assertTrue(summary.startsWith("Summary: " + sent + " requests sent in "), summary);
+            int header = out.indexOf(out.stream().filter(line -> line.startsWith("  outcome ")).findFirst().orElseThrow());
+            long accountedFor = out.subList(header + 1, out.size()).stream().takeWhile(line -> !line.startsWith("  ("))
+                    .mapToLong(row -> Long.parseLong(row.trim().split(" {2,}")[1])).sum();
+            assertEquals(sent, accountedFor, () -> "the summary's rows add up to the requests sent: " + String.join("\n", out));
+        } finally {
+            client.destroyForcibly();
+        }
+    }
+
     /** The stream's lines, collected as they come by a daemon thread. */
     private static List<String> collect(InputStream stream) {
         List<String> lines = new CopyOnWriteArrayList<>();

@@ -1,13 +1,22 @@
 package io.purgatory.kafka.cluster;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import javax.management.ObjectName;
@@ -41,11 +50,21 @@ public final class KafkaDemo implements Callable<Integer> {
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
     private boolean help;
 
-    @Option(names = "--records", description = "Records the producer sends.")
-    private int records = 200_000;
+    /** The module's line at first use, in a broker's log: the proof that the broker runs on it. */
+    private static final Pattern MODULE_ON = Pattern.compile("purgatory-kafka \\S+ is on: .*");
+    /** kafka-producer-perf-test's last line: records, rate, then average and maximum latency in ms. */
+    private static final Pattern PRODUCER_SUMMARY = Pattern.compile(
+            "\\d+ records sent, [\\d.]+ records/sec \\([\\d.]+ MB/sec\\), ([\\d.]+) ms avg latency, ([\\d.]+) ms max latency.*");
+    /** A producer metric as {@code --print-metrics} prints it: {@code producer-metrics:NAME:{client-id=...} : VALUE}. */
+    private static final Pattern PRODUCER_METRIC = Pattern.compile("producer-metrics:([\\w-]+):\\{[^}]*}\\s*:\\s*([\\d.E-]+)");
 
-    @Option(names = "--throughput", description = "Records per second the producer sends (-1: as fast as it can).")
-    private int throughput = 20_000;
+    @Option(names = "--records", description = "Records the producer sends.")
+    private int records = 100_000;
+
+    @Option(names = "--throughput", description = "Records per second the producer sends (-1: as fast as it can). "
+            + "The default is what three brokers and the two tools sustain on 2 cores; above what the machine sustains, records "
+            + "queue in the producer and its latency is mostly that queue.")
+    private int throughput = 5_000;
 
     @Option(names = "--record-size", description = "Bytes per record.")
     private int recordSize = 512;
@@ -88,20 +107,23 @@ public final class KafkaDemo implements Callable<Integer> {
                 stock ? "stock" : "purgatory-kafka first on the classpath: " + moduleJar, workDir);
         try (KafkaCluster cluster = KafkaCluster.start(ClusterSpec.threeNodes(runtime, workDir))) {
             System.out.printf("== up in %.0f s at %s%n", seconds(started), cluster.bootstrapServers());
+            printModuleLines(cluster);
             cluster.createTopic(TOPIC, 6, 3, Map.of("min.insync.replicas", "2"));
             System.out.printf("== kafka-consumer-perf-test and kafka-producer-perf-test (acks=all): %,d records of %d bytes, %s%n",
                     records, recordSize, throughput < 0 ? "as fast as the producer can" : "at " + throughput + " records/s");
             List<Process> tools = new ArrayList<>();
-            Process consumer = tool(tools, runtime, "org.apache.kafka.tools.ConsumerPerformance", "--bootstrap-server", cluster.bootstrapServers(),
-                    "--topic", TOPIC, "--messages", Integer.toString(records), "--timeout", "120000",
-                    "--command-property", "fetch.max.wait.ms=500");
-            Process producer = tool(tools, runtime, "org.apache.kafka.tools.ProducerPerformance", "--topic", TOPIC,
+            Process consumer = tool(tools, runtime, ProcessBuilder.Redirect.INHERIT, "org.apache.kafka.tools.ConsumerPerformance",
+                    "--bootstrap-server", cluster.bootstrapServers(), "--topic", TOPIC, "--num-records", Integer.toString(records),
+                    "--timeout", "120000", "--command-property", "fetch.max.wait.ms=500");
+            Process producer = tool(tools, runtime, ProcessBuilder.Redirect.PIPE, "org.apache.kafka.tools.ProducerPerformance",
+                    "--bootstrap-server", cluster.bootstrapServers(), "--topic", TOPIC,
                     "--num-records", Integer.toString(records), "--record-size", Integer.toString(recordSize),
-                    "--throughput", Integer.toString(throughput),
-                    "--producer-props", "bootstrap.servers=" + cluster.bootstrapServers(), "acks=all");
+                    "--throughput", Integer.toString(throughput), "--command-property", "acks=all", "--print-metrics");
             int producerExit;
             boolean consumerDone;
+            Optional<String> reading;
             try {
+                reading = echoProducer(producer);
                 producerExit = producer.waitFor();
                 consumerDone = consumer.waitFor(2, TimeUnit.MINUTES);
             } finally {
@@ -109,6 +131,7 @@ public final class KafkaDemo implements Callable<Integer> {
                     tool.destroyForcibly().waitFor();
                 }
             }
+            reading.ifPresent(System.out::println);
             printOurMetrics(cluster);
             System.out.println("== stopping the brokers (SIGTERM, as kafka-server-stop.sh)");
             Map<Integer, Duration> exits = cluster.shutdown(Duration.ofMinutes(1));
@@ -120,6 +143,52 @@ public final class KafkaDemo implements Callable<Integer> {
         }
     }
 
+    /** The module's line at first use, from each broker's log: what says that the broker runs on it. */
+    private static void printModuleLines(KafkaCluster cluster) throws IOException {
+        for (KafkaNode node : cluster.nodes()) {
+            try (Stream<String> lines = Files.lines(node.logFile(), StandardCharsets.UTF_8)) {
+                Optional<String> on = lines.map(MODULE_ON::matcher).filter(Matcher::find).map(Matcher::group).findFirst();
+                System.out.printf("   broker %d: %s%n", node.id(), on.orElse("no line from purgatory-kafka in " + node.logFile()));
+            }
+        }
+    }
+
+    /**
+     * Echoes the producer's lines up to its summary and keeps the metrics it prints after it ({@code --print-metrics}, a
+     * table of hundreds of lines) to itself; returns a reading of its average latency: how much of it the records waited
+     * in the producer, and how much a request took at the brokers, where acks=all waits in the Produce purgatory.
+     */
+    private static Optional<String> echoProducer(Process producer) {
+        String summary = null;
+        Map<String, Double> metrics = new TreeMap<>();
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(producer.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line = out.readLine(); line != null; line = out.readLine()) {
+                Matcher metric = PRODUCER_METRIC.matcher(line);
+                if (metric.find()) {
+                    metrics.putIfAbsent(metric.group(1), Double.parseDouble(metric.group(2)));
+                } else if (summary == null) {
+                    System.out.println(line);
+                    summary = PRODUCER_SUMMARY.matcher(line).matches() ? line : null;
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading kafka-producer-perf-test's output", e);
+        }
+        Double queued = metrics.get("record-queue-time-avg");
+        Double request = metrics.get("request-latency-avg");
+        if (summary == null || queued == null || request == null) {
+            return Optional.empty();
+        }
+        Matcher figures = PRODUCER_SUMMARY.matcher(summary);
+        figures.matches();
+        return Optional.of(String.format(Locale.ROOT, "== reading the producer's latency: %s ms on average from send() to its ack, of which"
+                        + " %.1f ms queued in the producer (record-queue-time-avg) and %.1f ms per request at the brokers"
+                        + " (request-latency-avg, which includes the wait for acks=all in the Produce purgatory).%n"
+                        + "   Queueing in the producer means it sent slower than --throughput asked: the machine, not the brokers,"
+                        + " set the pace; try a lower --throughput.",
+                figures.group(1), queued, request));
+    }
+
     /**
      * One line per purgatory, summed over the brokers (the lateness figures: the worst broker's), from our
      * {@code PurgatoryMetricsMBean} attributes.
@@ -129,8 +198,12 @@ public final class KafkaDemo implements Callable<Integer> {
         Map<String, long[]> byPurgatory = new TreeMap<>();
         for (KafkaNode node : cluster.nodes()) {
             try (NodeJmx jmx = cluster.jmx(node)) {
-                for (ObjectName name : jmx.names(KafkaCluster.OUR_PURGATORIES)) {
-                    String purgatory = name.getKeyProperty("name").replace("\"", "").replaceAll("-broker\\d+$", "");
+                List<ObjectName> names = jmx.names(KafkaCluster.OUR_PURGATORIES).stream().toList();
+                for (ObjectName name : names) {
+                    String kafkaName = purgatoryOf(name);
+                    // a combined node opens some purgatories once per role (AlterAcls): one row sums both
+                    boolean perRole = names.stream().filter(other -> purgatoryOf(other).equals(kafkaName)).count() > 1;
+                    String purgatory = perRole ? kafkaName + " (both roles)" : kafkaName;
                     long[] sums = byPurgatory.computeIfAbsent(purgatory, k -> new long[SUMMED.size() + MAXED.size()]);
                     for (int i = 0; i < SUMMED.size(); i++) {
                         sums[i] += ((Number) jmx.attribute(name, SUMMED.get(i))).longValue();
@@ -152,12 +225,22 @@ public final class KafkaDemo implements Callable<Integer> {
                 purgatory, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]));
     }
 
-    /** Runs one of Kafka's tools in a JVM of the brokers' runtime, its output on this console. */
-    private static Process tool(List<Process> started, KafkaRuntime runtime, String mainClass, String... arguments) throws IOException {
+    /**
+     * A purgatory's name as Kafka names it, from our MBean's {@code <purgatory>-broker<id>}, with {@code -2} for a second
+     * purgatory of that name in one JVM.
+     */
+    private static String purgatoryOf(ObjectName name) {
+        return name.getKeyProperty("name").replace("\"", "").replaceAll("-broker\\d+(-\\d+)?$", "");
+    }
+
+    /** Runs one of Kafka's tools in a JVM of the brokers' runtime, its errors on this console and its output as {@code out} says. */
+    private static Process tool(List<Process> started, KafkaRuntime runtime, ProcessBuilder.Redirect out, String mainClass,
+                                String... arguments) throws IOException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m", "-cp", runtime.classpath(), mainClass));
         command.addAll(List.of(arguments));
-        Process tool = new ProcessBuilder(command).inheritIO().start();
+        Process tool = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.INHERIT).redirectOutput(out)
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         started.add(tool);
         return tool;
     }

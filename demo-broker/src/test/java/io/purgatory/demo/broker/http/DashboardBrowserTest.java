@@ -41,13 +41,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The dashboard in a real browser ({@link Browser}: headless Chromium, driven through Debian's
  * chromedriver by Selenium), against an in-process broker under {@code acks=-1} load. The page loads without
- * console errors, its counters move, a consumer's fetch shows in the fetch chart's totals, clicking "stall" on follower 2 makes the timed-out count
- * rise and "resume" brings acks back, twice. At 1000 and at 1400 pixels the Partitions table shows
- * every column whole, none behind a scrollbar. A group member that never heartbeats shows as its
- * generation's leader, then as expired in the list under the groups table. While it is stalled the charts' legends name the
- * shaded band "replica 2 stalled", and the expiry-lateness tile shows the highest p99 of the
- * lateness chart's legend, which is the highest in {@code /api/state}. A screenshot taken during the second stall, the window fitted to the
- * page, is written to {@code target/dashboard-stall.png}.
+ * console errors, its counters move, the fetch chart stays hidden until a consumer fetches and then shows it in its totals,
+ * clicking "stall" on follower 2 makes the timed-out count rise, then follower 2 leave the ISR (in the Partitions table and
+ * the in-sync replicas chart), and "resume" brings acks back and follower 2 into the ISR, twice. At 1000 and at 1400 pixels
+ * the Partitions table shows every column whole, none behind a scrollbar, and a legend says what its colours mean. A group
+ * member that never heartbeats shows as its generation's leader, then as expired in the list under the groups table. While
+ * it is stalled the charts' legends name the shaded band "replica 2 stalled", and the expiry-lateness tile shows the mean
+ * lateness of the last minute's timeouts, no more than the highest maximum in {@code /api/state}. A screenshot taken
+ * during the second stall, the window fitted to the page, is written to {@code target/dashboard-stall.png}.
  *
  * <p>The browser is required, never skipped: without it the test fails and says how to install
  * it ({@code .ci/run} does). {@code -Dchromium.binary} and {@code -Dchromedriver.binary} point
@@ -62,6 +63,7 @@ class DashboardBrowserTest {
 
     @RegisterExtension
     final BrokerExtension brokers = new BrokerExtension(config -> config.topic("demo", 3).followers(2).replicaLag(3, 2)
+            .replicaLagTimeMaxMs(2_000) // a stalled follower leaves the ISR after 2 to 3 s
             .groupSessionTimeoutMs(1_000, 300_000).groupInitialRebalanceDelayMs(100)); // a member whose session ends soon
     private DemoBroker broker;
     private DashboardServer dashboard;
@@ -117,13 +119,16 @@ class DashboardBrowserTest {
                 && events.contains(" expired: no heartbeat within its 3,000 ms session"));
         assertEquals(1, broker.coordinator().membersExpired(), "the page's event is the broker's expiry");
 
-        assertTrue(driver.findElement(By.id("chart-fetches")).isDisplayed());
-        assertTrue(text("legend-fetches").contains("empty at max.wait.ms"), text("legend-fetches"));
+        assertFalse(driver.findElement(By.id("chart-fetches")).isDisplayed(), "no fetch yet: the fetch chart is hidden");
+        assertTrue(text("partitions-legend").contains("high watermark behind the leader's end offset"), text("partitions-legend"));
+        page().until(() -> text("legend-isr"), shown -> shown.contains("smallest ISR of any partition"));
         List<String> purgatoryColours = page().until(() -> driver.findElements(By.cssSelector("#legend-parked .legend-line i")).stream()
                 .map(swatch -> swatch.getCssValue("background-color")).toList(), colours -> colours.size() == 5);
         assertEquals(5, Set.copyOf(purgatoryColours).size(), "one colour per purgatory: " + purgatoryColours);
         client.send(new FetchRequest(FetchTest.fetch(500, 1, 0), FETCH_BY_NAME)); // the load commits records soon
         page().until(() -> count("fetch-data-total") == 1);
+        assertTrue(driver.findElement(By.id("chart-fetches")).isDisplayed(), "a consumer fetched: the fetch chart shows");
+        assertTrue(text("legend-fetches").contains("empty at max.wait.ms"), text("legend-fetches"));
 
         stallResumeCycle();
         stallResumeCycle();
@@ -131,26 +136,37 @@ class DashboardBrowserTest {
         assertEquals(List.of(), browser.consoleErrors(), "console errors");
     }
 
-    /** Stall replica 2 from the page, see timeouts rise; resume it, see acks return. Screenshots the stall. */
-    private void stallResumeCycle() throws IOException {
+    /**
+     * Stall replica 2 from the page, see timeouts rise and replica 2 leave the ISR; resume it, see acks return and replica 2
+     * rejoin. Screenshots the stall.
+     */
+    private void stallResumeCycle() throws IOException, InterruptedException {
         long timedOutBefore = count("timed-out-total");
         click(2, "stall");
         page().until(() -> replicaState(2).equals("stalled"));
         assertTrue(broker.followers().isStalled(2));
         // 100 produces a second, each with a 500 ms timeout: a second of stall times out dozens
         page().until(() -> count("timed-out-total") > timedOutBefore + 50);
-        for (String legend : List.of("legend-outcomes", "legend-fetches", "legend-parked", "legend-lateness")) {
+        for (String legend : List.of("legend-outcomes", "legend-fetches", "legend-isr", "legend-parked", "legend-lateness")) {
             page().until(() -> text(legend), shown -> shown.contains("replica 2 stalled"));
             assertFalse(text(legend).contains("replica 1 stalled"), text(legend));
         }
-        // the tile and the chart show the same quantity: the tile is the top line's value now, the server's highest p99
-        page().until(() -> text("lateness-p99").equals(highestP99InTheLatenessLegend() + " ms"));
-        page().until(() -> text("lateness-p99").equals(highestP99InTheState() + " ms"));
+        highestP99InTheLatenessLegend(); // one entry per purgatory
+        // the tile: the mean lateness of the last minute's timeouts, which no timeout's lateness since start exceeds
+        page().until(() -> text("lateness-detail"), detail -> detail.matches("mean of [\\d,]+ timeouts in the last \\d+ s"));
+        double recentMeanMs = Double.parseDouble(text("lateness-recent").replace(" ms", ""));
+        assertTrue(recentMeanMs <= highestMaxInTheState(), text("lateness-recent"));
+        // replica 2 has not caught up for replica.lag.time.max.ms: out of the ISR, in the table and in the chart's legend
+        page().until(() -> text("partitions"), table -> table.contains("out of ISR") && table.contains("[0, 1]"));
+        page().until(() -> text("legend-isr"), shown -> shown.contains("smallest ISR of any partition 2 replicas"));
 
         browser.screenshot(SCREENSHOT);
 
         click(2, "resume");
         page().until(() -> replicaState(2).equals("fetching"));
+        page().until(() -> text("partitions"), table -> !table.contains("out of ISR") && !table.contains("[0, 1]")
+                && table.split("\\[0, 1, 2]", -1).length == 4); // every partition's ISR whole again
+        page().until(() -> text("legend-isr"), shown -> shown.contains("smallest ISR of any partition 3 replicas"));
         long ackedAtResume = count("acked-total");
         page().until(() -> count("acked-total") > ackedAtResume + 100);
         long timedOutAfterResume = page().until(() -> count("timed-out-total"), any -> true);
@@ -189,13 +205,13 @@ class DashboardBrowserTest {
         return highest;
     }
 
-    /** The highest {@code expiryLateness.p99Ms} of the purgatories in {@code /api/state}. */
-    private long highestP99InTheState() throws IOException, InterruptedException {
+    /** The highest {@code expiryLateness.maxMs} of the purgatories in {@code /api/state}. */
+    private long highestMaxInTheState() throws IOException, InterruptedException {
         HttpResponse<String> response = HttpClient.newHttpClient().send(
                 HttpRequest.newBuilder(URI.create(dashboard.url()).resolve("/api/state")).build(), HttpResponse.BodyHandlers.ofString());
         long highest = 0;
         for (JsonNode purgatory : JSON.readTree(response.body()).get("purgatories")) {
-            highest = Math.max(highest, purgatory.get("expiryLateness").get("p99Ms").asLong());
+            highest = Math.max(highest, purgatory.get("expiryLateness").get("maxMs").asLong());
         }
         return highest;
     }
