@@ -310,7 +310,7 @@ class ReentrancyTest {
             CompletableFuture<WaitOutcome> second = waiters.waitFor("b", 1, Duration.ofMillis(DELAY_MS));
             AtomicReference<CompletableFuture<WaitOutcome>> third = new AtomicReference<>();
             CompletableFuture<WaitOutcome> first = waiters.waitFor("a", 1, Duration.ofMillis(DELAY_MS));
-            first.thenRun(() -> {
+            CompletableFuture<Void> stage = first.thenRun(() -> {
                 waiters.advance("b"); // inside the first wait's completion, under its lock
                 third.set(waiters.waitFor("a", 1, Duration.ofMillis(DELAY_MS)));
             });
@@ -318,6 +318,7 @@ class ReentrancyTest {
 
             assertEquals(1, waiters.advance("a"));
 
+            assertTrue(stage.isDone() && !stage.isCompletedExceptionally(), stage.toString());
             assertEquals(WaitOutcome.REACHED, second.getNow(null));
             assertEquals(WaitOutcome.REACHED, third.get().getNow(null));
             assertEquals(0, waiters.metrics().delayed());
