@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Queue;
@@ -25,12 +26,14 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The two guarantees {@link DelayedOperation#tryComplete()} gives a hand-off, under races: takers
- * whose {@code tryComplete} takes an item from a shared queue and then calls {@code forceComplete},
- * while a producer adds items and walks the key, a canceller cancels the key and single takers, and
- * the purgatory's own {@code SystemTimer} expires takers of 0 to 2 ms. If a {@code tryComplete} ran
- * on a completed operation, or a {@code forceComplete} under the lock lost to an expiry or a cancel,
- * an item would be taken twice or taken and lost; the test counts both, and checks at the end that
- * every item produced is either in exactly one completed taker or still in the queue.
+ * whose {@code tryComplete} takes an item from a shared queue and then calls {@code forceComplete}.
+ * Each round parks four takers on a key of its own, then a producer adds two items (walking the key
+ * after each) while another thread walks the key too, a canceller cancels the four in a random
+ * order, and the purgatory's own
+ * {@code SystemTimer} expires those of 0 or 1 ms. If a {@code tryComplete} ran on a completed
+ * operation, or a {@code forceComplete} under the lock lost to an expiry or a cancel, an item would
+ * be taken twice or taken and lost; the test counts both, and checks at the end that every item
+ * produced is either in exactly one taker completed as {@code COMPLETED} or still in the queue.
  */
 @Tag("stress")
 class HandOffStressTest {
@@ -71,6 +74,7 @@ class HandOffStressTest {
                 return false;
             }
             item = taken;
+            spin(); // widens the window in which an expiry or a cancel would win, were the lock not held
             if (forceComplete()) {
                 return true;
             }
@@ -92,47 +96,63 @@ class HandOffStressTest {
         }
     }
 
+    /** A slow-ish step of a tryComplete: a short busy loop, not a wait. */
+    private static void spin() {
+        for (int i = 0; i < 200; i++) {
+            Thread.onSpinWait();
+        }
+    }
+
     @Test
     void everyItemTakenIsAnsweredOnceAndNoneIsLost() throws Exception {
-        int takers = 20_000;
-        int items = takers / 2;
+        int rounds = 5_000;
+        int takersPerRound = 4;
+        int itemsPerRound = 2;
         Random random = new Random(seed);
-        List<Taker> offered = new ArrayList<>(takers);
-        for (int i = 0; i < takers; i++) {
-            offered.add(new Taker(random.nextInt(3)));
-        }
+        List<Taker> offered = new ArrayList<>();
         try (DelayedOperationPurgatory<Taker> purgatory = DelayedOperationPurgatory.<Taker>builder(
                 "HandOffStressTest-" + NAMES.incrementAndGet()).purgeInterval(100).build()) {
-            CyclicBarrier start = new CyclicBarrier(3);
-            Future<?> offerer = executor.submit(() -> {
-                start.await();
-                for (Taker taker : offered) {
-                    purgatory.tryCompleteElseWatch(taker, List.of(KEY));
+            for (int round = 0; round < rounds; round++) {
+                String key = "queue-" + round;
+                List<Taker> takers = new ArrayList<>();
+                for (int i = 0; i < takersPerRound; i++) {
+                    Taker taker = new Taker(random.nextInt(2)); // 0 or 1 ms: the timer races too
+                    takers.add(taker);
+                    purgatory.tryCompleteElseWatch(taker, List.of(key)); // the queue is empty: it parks
                 }
-                return null;
-            });
-            Future<?> producer = executor.submit(() -> {
-                start.await();
-                for (int i = 0; i < items; i++) {
-                    queue.add(i);
-                    purgatory.checkAndComplete(KEY);
-                }
-                return null;
-            });
-            Future<?> canceller = executor.submit(() -> {
-                start.await();
-                Random own = new Random(seed + 1);
-                for (int i = 0; i < takers / 20; i++) {
-                    offered.get(own.nextInt(takers)).cancel("picked");
-                    if (i % 100 == 0) {
-                        purgatory.cancelForKey(KEY, "all");
+                offered.addAll(takers);
+                int first = round * itemsPerRound;
+                long order = random.nextLong();
+                CyclicBarrier start = new CyclicBarrier(3);
+                Future<?> producer = executor.submit(() -> {
+                    start.await();
+                    for (int i = 0; i < itemsPerRound; i++) {
+                        queue.add(first + i);
+                        purgatory.checkAndComplete(key);
                     }
-                }
-                return null;
-            });
-            offerer.get(60, TimeUnit.SECONDS);
-            producer.get(60, TimeUnit.SECONDS);
-            canceller.get(60, TimeUnit.SECONDS);
+                    return null;
+                });
+                Future<?> walker = executor.submit(() -> { // a second walk of the key, racing the producer's
+                    start.await();
+                    for (int i = 0; i < itemsPerRound * 2; i++) {
+                        purgatory.checkAndComplete(key);
+                    }
+                    return null;
+                });
+                Future<?> canceller = executor.submit(() -> {
+                    start.await();
+                    List<Taker> shuffled = new ArrayList<>(takers);
+                    Collections.shuffle(shuffled, new Random(order));
+                    for (Taker taker : shuffled) {
+                        spin();
+                        taker.cancel("picked");
+                    }
+                    return null;
+                });
+                producer.get(30, TimeUnit.SECONDS);
+                walker.get(30, TimeUnit.SECONDS);
+                canceller.get(30, TimeUnit.SECONDS);
+            }
             await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5))
                     .until(() -> offered.stream().allMatch(DelayedOperation::isCompleted));
         }
@@ -148,6 +168,7 @@ class HandOffStressTest {
                 assertTrue(answered.add(item), "item " + item + " answered twice" + seedInfo);
             }
         }
+        int items = rounds * itemsPerRound;
         Set<Integer> accounted = new HashSet<>(answered);
         accounted.addAll(queue);
         assertEquals(items, accounted.size(), "items answered or still queued" + seedInfo);
