@@ -39,7 +39,6 @@ import org.junit.jupiter.api.Test;
 class HandOffStressTest {
 
     private static final AtomicInteger NAMES = new AtomicInteger();
-    private static final String KEY = "queue";
 
     private final long seed = System.nanoTime();
     private final ExecutorService executor = Executors.newCachedThreadPool();
