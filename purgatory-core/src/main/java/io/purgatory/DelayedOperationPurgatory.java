@@ -77,13 +77,20 @@ import org.slf4j.LoggerFactory;
  * <h2>Shutdown</h2>
  * {@link #close()} expires every operation still pending, on the calling thread (each gets
  * {@code onComplete} then {@code onExpiration}), before it stops its threads; an operation
- * offered after {@code close()} is expired at once. No caller is left waiting.
+ * offered after {@code close()} is expired at once, as {@link Completion#CLOSED}, on the offering
+ * thread, and the offer returns {@code true}: as for every offer, {@code true} says the operation
+ * has been answered during the call (there is nothing to wait for), not that its condition held;
+ * its {@link DelayedOperation#completion()} says how. {@link #isClosed()} tells whether
+ * {@code close()} was called. No caller is left waiting.
  *
  * <h2>Thread-safety</h2>
  * Thread-safe. Lock order: an operation's lock, then a map bin, then a {@link WatchList}'s monitor.
  * {@code tryComplete} and {@code onComplete} run under their operation's lock and under no lock of
- * the purgatory's; {@code checkAndComplete} takes operation locks with {@code tryLock} only, so it
- * may be called from {@code onComplete} of another operation. Callers must not hold, while calling
+ * the purgatory's; {@code checkAndComplete} and {@code advance} take operation locks with
+ * {@code tryLock} only, so they may be called from {@code tryComplete}, {@code onComplete} and
+ * {@code onExpiration} of any operation, its own keys included: a walk skips the operation that its
+ * thread is trying already (see {@link DelayedOperation#tryComplete()} for what each callback may
+ * call). Callers must not hold, while calling
  * {@code checkAndComplete}, a lock that some {@code tryComplete} needs (KAFKA-8334).
  * {@code closed} is volatile; counters are {@link LongAdder}s. A walk of a list
  * ({@code checkAndComplete}, {@code advance}) adds its completions to the counters once, when it
@@ -131,7 +138,12 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
     private final boolean mbeanRegistered;
     private volatile boolean closed;
 
-    /** A purgatory with its own {@link SystemTimer}, purgeInterval 1000 and its reaper thread. */
+    /**
+     * A purgatory with its own {@link SystemTimer}, purgeInterval 1000 and its reaper thread.
+     *
+     * @param name names the purgatory, its threads, its JMX bean and its metrics
+     * @throws NullPointerException if name is null
+     */
     public DelayedOperationPurgatory(String name) {
         this(builder(name));
     }
@@ -153,6 +165,16 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
         }
     }
 
+    /**
+     * A builder of a purgatory named {@code name}: where to set its timer (a {@code MockTimer} in
+     * tests), its purge interval and whether it runs a purge reaper thread. The entry point:
+     * {@code DelayedOperationPurgatory<MyOp> p = DelayedOperationPurgatory.builder("produce").build()}.
+     *
+     * @param name names the purgatory, its threads, its JMX bean and its metrics
+     * @param <T> the operations the purgatory will hold (inferred from the assignment of {@link Builder#build()})
+     * @return a builder with the defaults
+     * @throws NullPointerException if name is null
+     */
     public static <T extends DelayedOperation> Builder<T> builder(String name) {
         return new Builder<>(name);
     }
@@ -176,10 +198,14 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
      * the call (the first one; a later one is suppressed in it). So the operation is in the purgatory
      * and will complete or expire, whatever its {@code tryComplete} does.
      *
-     * @return true if the operation completed during this call: its {@code tryComplete} succeeded
-     *     here, or the purgatory was closed (or closed during the call) and the operation was expired
-     *     ({@link Completion#CLOSED}); false if it was completed before the call, or if it was left
-     *     waiting (another thread may complete it at any moment after)
+     * @param operation the operation, never offered before
+     * @param watchKeys the keys whose {@link #checkAndComplete} tries it; empty for none
+     * @return true if the operation was answered during this call, so that there is nothing to wait
+     *     for: its {@code tryComplete} completed it here ({@link Completion#COMPLETED}), or the
+     *     purgatory was closed (or closed during the call) and the operation was expired
+     *     ({@link Completion#CLOSED}): {@code true} does not mean that the condition held, read
+     *     {@link DelayedOperation#completion()} for that; false if it was completed before the call,
+     *     or if it was left waiting (another thread may complete it at any moment after)
      * @throws IllegalStateException if the operation was offered before (to any purgatory)
      * @throws NullPointerException if the operation, the collection or a key is null
      */
@@ -211,7 +237,10 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
      * advance then tries only the operations it may complete. A distinct name from the keys form,
      * {@link #tryCompleteElseWatch}, so that neither can be called for the other.
      *
-     * @return true if the operation completed during this call (see {@link #tryCompleteElseWatch})
+     * @param operation the operation, never offered before
+     * @param key the one key it watches
+     * @param position the position of key that it waits for
+     * @return true if the operation was answered during this call (see {@link #tryCompleteElseWatch})
      * @throws IllegalStateException if the operation was offered before (to any purgatory)
      * @throws NullPointerException if the operation or the key is null
      * @throws IllegalArgumentException if the key is a collection (several keys, each at its own
@@ -219,7 +248,7 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
      */
     public boolean tryCompleteElseWatchPosition(T operation, Object key, long position) {
         Objects.requireNonNull(operation, "operation");
-        return offer(operation, null, Map.of(positionKey(key), position));
+        return offer(operation, null, Map.of(positionKey(key, "key"), position));
     }
 
     /**
@@ -227,7 +256,9 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
      * key's position reaches the value mapped to it (a produce to several partitions waits for each
      * partition's high watermark to pass its own offset), tries again, and schedules its expiry.
      *
-     * @return true if the operation completed during this call (see {@link #tryCompleteElseWatch})
+     * @param operation the operation, never offered before
+     * @param positions each key it watches, mapped to the position of that key it waits for
+     * @return true if the operation was answered during this call (see {@link #tryCompleteElseWatch})
      * @throws IllegalStateException if the operation was offered before (to any purgatory)
      * @throws NullPointerException if the operation, the map, a key or a position is null
      * @throws IllegalArgumentException if the map is empty or a key is a collection
@@ -239,7 +270,7 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
             throw new IllegalArgumentException("positions must map at least one key to a position");
         }
         for (Map.Entry<?, Long> entry : positions.entrySet()) {
-            positionKey(entry.getKey());
+            positionKey(entry.getKey(), "positions: a key");
             Objects.requireNonNull(entry.getValue(), () -> "positions: the position of key " + entry.getKey());
         }
         return offer(operation, null, positions);
@@ -259,6 +290,8 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
      * operation was tried, as {@link #checkAndComplete} does.
      *
      * @return how many operations this call completed
+     * @param key the key whose position grew
+     * @param position the key's position now; operations waiting at or below it are tried
      * @throws NullPointerException if the key is null
      */
     public int advance(Object key, long position) {
@@ -374,6 +407,7 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
      * {@link #advance} does.
      *
      * @return how many operations this call completed
+     * @param key the key whose watchers to try
      */
     public int checkAndComplete(Object key) {
         WatchList list = watchLists.get(Objects.requireNonNull(key, "key"));
@@ -426,12 +460,18 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
      * Watches linked in all lists, one per operation and key, including tombstones of completed
      * operations that have not been removed yet: at most about {@code purgeInterval} among the
      * lists' entries, and in each position index fewer than its live watches, or none.
+     *
+     * @return the watch-list entries, tombstones included
      */
     public long watched() {
         return counts.linked.sum();
     }
 
-    /** Operations watched and not yet completed or expired. */
+    /**
+     * Operations watched and not yet completed or expired.
+     *
+     * @return the operations still waiting
+     */
     public long numDelayed() {
         return delayed.sum();
     }
@@ -449,6 +489,7 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
      *
      * @param reason what {@code cancelReason()} returns to each cancelled operation; may be null
      * @return how many operations this call completed
+     * @param key the key whose watchers to cancel
      * @throws NullPointerException if the key is null
      */
     public int cancelForKey(Object key, @Nullable Object reason) {
@@ -495,13 +536,32 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
         }
     }
 
-    /** Counters, gauges and the expiry lateness histogram of this purgatory. */
+    /**
+     * Counters, gauges and the expiry lateness histogram of this purgatory.
+     *
+     * @return the metrics; the same object for the purgatory's life
+     */
     public PurgatoryMetrics metrics() {
         return metrics;
     }
 
+    /**
+     * The name given to the builder: it names the purgatory's threads, its JMX bean and its metrics.
+     *
+     * @return the purgatory's name
+     */
     public String name() {
         return name;
+    }
+
+    /**
+     * True once {@link #close()} has been called (it may still be expiring the pending operations):
+     * from then on every offer expires its operation at once, as {@link Completion#CLOSED}.
+     *
+     * @return whether the purgatory is closed
+     */
+    public boolean isClosed() {
+        return closed;
     }
 
     /** The timer that expires this purgatory's operations. */
@@ -704,9 +764,13 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
         counts.unlinked(entries.length);
     }
 
-    /** A key of the position forms: one key, not several in a collection (those go in a map). */
-    private static Object positionKey(Object key) {
-        if (Objects.requireNonNull(key, "positions: a key") instanceof Collection) {
+    /**
+     * A key of the position forms: one key, not several in a collection (those go in a map).
+     *
+     * @param argument names the key in the exception if it is null
+     */
+    private static Object positionKey(Object key, String argument) {
+        if (Objects.requireNonNull(key, argument) instanceof Collection) {
             throw new IllegalArgumentException("a position watch takes one key, not a collection: " + key
                     + " (to watch several keys, each at its own position, use tryCompleteElseWatchPositions;"
                     + " to watch keys without positions, tryCompleteElseWatch)");
@@ -804,13 +868,27 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
             this.name = Objects.requireNonNull(name, "name");
         }
 
-        /** The timer that expires operations, for example a {@code MockTimer} in tests. */
+        /**
+         * The timer that expires operations, for example a {@code MockTimer} in tests. It stays the
+         * caller's: the purgatory does not close it, so that one timer can serve several
+         * purgatories; close it after the purgatories that use it.
+         *
+         * @param timer the timer; several purgatories may share it
+         * @return this builder
+         * @throws NullPointerException if timer is null
+         */
         public Builder<T> timer(Timer timer) {
             this.timer = Objects.requireNonNull(timer, "timer");
             return this;
         }
 
-        /** Purge the watch lists once more than this many completed watches linger; at least 0. */
+        /**
+         * Purge the watch lists once more than this many completed watches linger; at least 0.
+         *
+         * @param purgeInterval how many tombstones may linger before a purge; 0 purges after every completion
+         * @return this builder
+         * @throws IllegalArgumentException if purgeInterval is negative
+         */
         public Builder<T> purgeInterval(int purgeInterval) {
             if (purgeInterval < 0) {
                 throw new IllegalArgumentException("purgeInterval must not be negative: " + purgeInterval);
@@ -822,6 +900,9 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
         /**
          * Whether purges run on the purgatory's own reaper thread (true, the default) or on the
          * thread that crosses the threshold (false: the purgatory then starts no thread of its own).
+         *
+         * @param reaperEnabled true for a reaper thread, false for none
+         * @return this builder
          */
         public Builder<T> reaperEnabled(boolean reaperEnabled) {
             this.reaperEnabled = reaperEnabled;
@@ -831,6 +912,9 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
         /**
          * The purgatory, typed by the assignment it goes into: {@code DelayedOperationPurgatory<MyOp> p =
          * DelayedOperationPurgatory.builder("produce").timer(timer).build()} needs no type witness.
+         *
+         * @param <U> the operations the purgatory holds, inferred from the assignment
+         * @return a new, open purgatory; close it when done with it
          */
         public <U extends T> DelayedOperationPurgatory<U> build() {
             return new DelayedOperationPurgatory<>(this);

@@ -37,7 +37,11 @@ public final class LatencyHistogram {
         sum.accumulate(v);
     }
 
-    /** How many values were recorded. */
+    /**
+     * How many values were recorded.
+     *
+     * @return the count of recorded values
+     */
     public long count() {
         long total = 0;
         for (int i = 0; i < BUCKETS; i++) {
@@ -46,12 +50,20 @@ public final class LatencyHistogram {
         return total;
     }
 
-    /** The sum of the values recorded (negative ones as 0), or {@code Long.MAX_VALUE} if it would be larger; 0 when empty. */
+    /**
+     * The sum of the values recorded (negative ones as 0), or {@code Long.MAX_VALUE} if it would be larger; 0 when empty.
+     *
+     * @return the sum, in milliseconds
+     */
     public long sumMs() {
         return sum.get();
     }
 
-    /** The largest value recorded, or 0. */
+    /**
+     * The largest value recorded, or 0.
+     *
+     * @return the maximum, in milliseconds
+     */
     public long maxMs() {
         return max.get();
     }
@@ -59,6 +71,10 @@ public final class LatencyHistogram {
     /**
      * The value at {@code percentile} (0 to 100): the upper bound of the bucket holding that rank,
      * capped at the maximum; 0 when nothing was recorded.
+     *
+     * @param percentile the rank, from 0 to 100
+     * @return the value at that rank, in milliseconds
+     * @throws IllegalArgumentException if percentile is not within 0 to 100
      */
     public long valueAtPercentileMs(double percentile) {
         if (!(percentile >= 0 && percentile <= 100)) {
@@ -72,6 +88,8 @@ public final class LatencyHistogram {
     /**
      * The count, sum, maximum and the percentiles 50, 99 and 99.9, read in one pass over the
      * counters (so the percentiles agree with the count).
+     *
+     * @return the summary, immutable
      */
     public Summary summary() {
         long[] snapshot = readCounts();

@@ -295,13 +295,21 @@ public abstract class OperationState extends TimerNode {
      * the flag was set before the holder released the lock, and every holder reads the flag after
      * releasing it and retries.
      *
+     * <p>Not re-entrant: if this thread holds the lock already (a walk nested in this operation's
+     * own {@code tryComplete} or {@code onComplete}), it returns false without trying. The operation
+     * is being tried, or has completed, on this thread already; trying it again would recurse
+     * through the same {@code tryComplete} until the stack overflows. A retry another thread asked
+     * for stays pending, for the holder to honour once it has released the lock.
+     *
      * @return true if this call completed the operation
      */
     final boolean maybeTryComplete() {
+        long me = Thread.currentThread().getId() << HOLD_BITS;
         boolean done = false;
         boolean retry;
         do {
-            if (tryLock()) {
+            long current = owner;
+            if (current == FREE && OWNER.compareAndSet(this, FREE, me | 1)) {
                 try {
                     if (retryPending) {
                         retryPending = false; // a volatile write is a full fence: skip it when the flag is clear
@@ -311,6 +319,8 @@ public abstract class OperationState extends TimerNode {
                     unlock();
                 }
                 retry = retryPending;
+            } else if ((current & ~HOLDS) == me) {
+                return false; // nested in this operation's own try or completion, on this thread: skip it
             } else {
                 retry = !(boolean) RETRY_PENDING.getAndSet(this, true);
             }

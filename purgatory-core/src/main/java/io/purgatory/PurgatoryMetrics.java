@@ -2,7 +2,6 @@ package io.purgatory;
 
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
-import java.util.function.ToLongFunction;
 import javax.management.MalformedObjectNameException;
 import javax.management.ObjectName;
 
@@ -25,63 +24,93 @@ import javax.management.ObjectName;
 public final class PurgatoryMetrics {
 
     /** How a quantity moves: a gauge goes up and down, a counter only up. */
-    public enum Kind { GAUGE, COUNTER }
+    public enum Kind {
+        /** A value now, that goes up and down (Micrometer's {@code Gauge}). */
+        GAUGE,
+        /** A count since the purgatory opened, that only goes up (Micrometer's {@code FunctionCounter}). */
+        COUNTER
+    }
 
     /** The purgatory's scalar quantities, each named once; see the class comment. */
     public enum Quantity {
         /** Operations waiting now: neither completed nor expired (the purgatory's {@code numDelayed()}). */
         DELAYED("delayed", "purgatory.operations.delayed", Kind.GAUGE,
-                "Operations waiting now: neither completed nor expired", PurgatoryMetrics::delayed),
+                "Operations waiting now: neither completed nor expired"),
         /** Watch-list entries now, one per operation and key, tombstones of completed operations not purged yet included. */
         WATCHED("watched", "purgatory.operations.watched", Kind.GAUGE,
-                "Watch-list entries now, one per operation and key, including tombstones of completed operations not purged yet",
-                PurgatoryMetrics::watched),
+                "Watch-list entries now, one per operation and key, including tombstones of completed operations not purged yet"),
         /** Operations completed by their condition, {@code forceComplete} or a cancel. */
         COMPLETED("completed", "purgatory.operations.completed", Kind.COUNTER,
-                "Operations completed before their timeout: by their condition, forceComplete or a cancel", PurgatoryMetrics::completed),
+                "Operations completed before their timeout: by their condition, forceComplete or a cancel"),
         /** Operations expired, by their timer or by {@code close()}. */
         EXPIRED("expired", "purgatory.operations.expired", Kind.COUNTER,
-                "Operations completed by expiring, by their timer or by close()", PurgatoryMetrics::expired),
+                "Operations completed by expiring, by their timer or by close()"),
         /** Tombstone watches removed by purges. */
         PURGED("purged", "purgatory.watches.purged", Kind.COUNTER,
-                "Tombstone watches of completed operations removed by purges (housekeeping, not operations)", PurgatoryMetrics::purged);
+                "Tombstone watches of completed operations removed by purges (housekeeping, not operations)");
 
         private final String javaName;
         private final String meterName;
         private final Kind kind;
         private final String description;
-        private final ToLongFunction<PurgatoryMetrics> reader;
 
-        Quantity(String javaName, String meterName, Kind kind, String description, ToLongFunction<PurgatoryMetrics> reader) {
+        Quantity(String javaName, String meterName, Kind kind, String description) {
             this.javaName = javaName;
             this.meterName = meterName;
             this.kind = kind;
             this.description = description;
-            this.reader = reader;
         }
 
-        /** The accessor's and the snapshot component's name; capitalised, the JMX attribute's. */
+        /**
+         * The accessor's and the snapshot component's name; capitalised, the JMX attribute's.
+         *
+         * @return the accessor's name, e.g. {@code delayed}
+         */
         public String javaName() {
             return javaName;
         }
 
-        /** The meter's name in Micrometer's dotted form, e.g. {@code purgatory.operations.delayed}. */
+        /**
+         * The meter's name in Micrometer's dotted form, e.g. {@code purgatory.operations.delayed}.
+         *
+         * @return the meter's dotted name
+         */
         public String meterName() {
             return meterName;
         }
 
+        /**
+         * How the quantity moves: a gauge or a counter (Micrometer registers it as one or the other).
+         *
+         * @return whether it is a gauge or a counter
+         */
         public Kind kind() {
             return kind;
         }
 
-        /** One line for a meter's description or a metric's help. */
+        /**
+         * One line for a meter's description or a metric's help.
+         *
+         * @return the description
+         */
         public String description() {
             return description;
         }
 
-        /** The quantity's current value in {@code metrics}. */
+        /**
+         * The quantity's current value in {@code metrics}.
+         *
+         * @param metrics the metrics of a purgatory
+         * @return the value now
+         */
         public long read(PurgatoryMetrics metrics) {
-            return reader.applyAsLong(metrics);
+            return switch (this) { // a switch, not a function field: an enum's fields stay immutable
+                case DELAYED -> metrics.delayed();
+                case WATCHED -> metrics.watched();
+                case COMPLETED -> metrics.completed();
+                case EXPIRED -> metrics.expired();
+                case PURGED -> metrics.purged();
+            };
         }
     }
 
@@ -113,47 +142,83 @@ public final class PurgatoryMetrics {
         this.delayed = delayed;
     }
 
-    /** The purgatory's name: the {@code purgatory} tag or label of its meters. */
+    /**
+     * The purgatory's name: the {@code purgatory} tag or label of its meters.
+     *
+     * @return the purgatory's name
+     */
     public String name() {
         return name;
     }
 
-    /** {@link Quantity#COMPLETED}. */
+    /**
+     * {@link Quantity#COMPLETED}.
+     *
+     * @return the operations completed before their timeout, since the purgatory opened
+     */
     public long completed() {
         return completed.sum();
     }
 
-    /** {@link Quantity#EXPIRED}; {@code completed + expired} is every operation that finished. */
+    /**
+     * {@link Quantity#EXPIRED}; {@code completed + expired} is every operation that finished.
+     *
+     * @return the operations expired, since the purgatory opened
+     */
     public long expired() {
         return expired.sum();
     }
 
-    /** {@link Quantity#PURGED}. */
+    /**
+     * {@link Quantity#PURGED}.
+     *
+     * @return the tombstone watches purged, since the purgatory opened
+     */
     public long purged() {
         return purged.sum();
     }
 
-    /** {@link Quantity#WATCHED}: the purgatory's {@code watched()}. */
+    /**
+     * {@link Quantity#WATCHED}: the purgatory's {@code watched()}.
+     *
+     * @return the watch-list entries now
+     */
     public long watched() {
         return watched.getAsLong();
     }
 
-    /** {@link Quantity#DELAYED}: the purgatory's {@code numDelayed()}. */
+    /**
+     * {@link Quantity#DELAYED}: the purgatory's {@code numDelayed()}.
+     *
+     * @return the operations waiting now
+     */
     public long delayed() {
         return delayed.getAsLong();
     }
 
-    /** How long after its deadline, on the timer's clock, each operation expired by the timer actually expired. */
+    /**
+     * How long after its deadline, on the timer's clock, each operation expired by the timer actually expired.
+     *
+     * @return the live histogram, in milliseconds of lateness
+     */
     public LatencyHistogram expiryLateness() {
         return expiryLateness;
     }
 
-    /** Every quantity now, and the lateness histogram's summary. */
+    /**
+     * Every quantity now, and the lateness histogram's summary.
+     *
+     * @return a new snapshot
+     */
     public Snapshot snapshot() {
         return new Snapshot(name, delayed(), watched(), completed(), expired(), purged(), expiryLateness.summary());
     }
 
-    /** The JMX name: {@code io.purgatory:type=DelayedOperationPurgatory,name="<name>"}. */
+    /**
+     * The JMX name: {@code io.purgatory:type=DelayedOperationPurgatory,name="<name>"}.
+     *
+     * @return the name the purgatory's bean is registered under
+     */
     public ObjectName objectName() {
         return objectName(name);
     }

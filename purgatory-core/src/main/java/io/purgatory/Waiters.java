@@ -53,9 +53,14 @@ public final class Waiters<K> implements AutoCloseable {
     private final ToLongFunction<? super K> positions;
 
     /**
-     * Waits in a purgatory of its own, with its own timer.
+     * Waits in a purgatory of its own, with a {@link io.purgatory.timer.SystemTimer} of its own:
+     * both are this object's, and {@link #close()} closes both. To drive time yourself (a test with a
+     * {@link io.purgatory.timer.MockTimer}), use the other constructor and give the timer to the
+     * builder.
      *
+     * @param name names the purgatory, its threads, JMX bean and metrics
      * @param positions reads a key's current position
+     * @throws NullPointerException if name or positions is null
      */
     public Waiters(String name, ToLongFunction<? super K> positions) {
         this(DelayedOperationPurgatory.builder(name), positions);
@@ -63,9 +68,14 @@ public final class Waiters<K> implements AutoCloseable {
 
     /**
      * Waits in a purgatory built from {@code purgatory} (its timer, purge interval, reaper), owned
-     * by this object: {@link #close()} closes it.
+     * by this object: {@link #close()} closes it. A timer given to the builder stays the caller's,
+     * as it does for any purgatory: {@code close()} does not close it, so close it yourself after
+     * {@code close()} (a {@code MockTimer} has no thread, but a {@code SystemTimer} does). Without
+     * one, the purgatory makes its own {@code SystemTimer} and closes it.
      *
+     * @param purgatory the builder of the purgatory to wait in; this constructor builds it
      * @param positions reads a key's current position
+     * @throws NullPointerException if positions is null
      */
     public Waiters(DelayedOperationPurgatory.Builder<DelayedOperation> purgatory, ToLongFunction<? super K> positions) {
         this.positions = Objects.requireNonNull(positions, "positions");
@@ -79,11 +89,15 @@ public final class Waiters<K> implements AutoCloseable {
      * {@code completeAsync}, {@code obtrudeValue}, {@code orTimeout}...). A stage derived from it
      * ({@code thenApply}...) is a different future: cancelling that one leaves the wait in place.
      *
+     * @param key the key whose position to wait for
+     * @param position the position to wait for
+     * @param timeout how long to wait at most, in whole milliseconds (a fraction of one is dropped); not negative
+     * @return the future of the wait's outcome
      * @throws IllegalArgumentException if the timeout is negative
      * @throws RuntimeException what the position function threw; no wait is left behind
      */
     public CompletableFuture<WaitOutcome> waitFor(K key, long position, Duration timeout) {
-        FutureWaiter<K> waiter = new FutureWaiter<>(delayMs(timeout), positions, key, position);
+        FutureWaiter<K> waiter = new FutureWaiter<>(DelayedOperation.delayMs(timeout, "timeout"), positions, key, position);
         offer(waiter);
         return waiter.future;
     }
@@ -94,13 +108,17 @@ public final class Waiters<K> implements AutoCloseable {
      * thread waits, parked with {@link LockSupport} (no monitor held: a virtual thread unmounts); the
      * timeout is the purgatory's timer, not a timed park.
      *
+     * @param key the key whose position to wait for
+     * @param position the position to wait for
+     * @param timeout how long to wait at most, in whole milliseconds (a fraction of one is dropped); not negative
+     * @return how the wait ended
      * @throws InterruptedException if the thread is interrupted before or while it waits; the wait
      *     is then cancelled (it leaves the purgatory), and its outcome, if it had one, is not reported
      * @throws IllegalArgumentException if the timeout is negative
      * @throws RuntimeException what the position function threw; no wait is left behind
      */
     public WaitOutcome await(K key, long position, Duration timeout) throws InterruptedException {
-        long delayMs = delayMs(timeout);
+        long delayMs = DelayedOperation.delayMs(timeout, "timeout");
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
@@ -125,11 +143,14 @@ public final class Waiters<K> implements AutoCloseable {
      * a reference to the wait (its callback); cancelling the returned future removes the wait from
      * the purgatory at once.
      *
+     * @param futures the futures to wait for; they are watched, never cancelled
+     * @param timeout how long to wait at most, in whole milliseconds (a fraction of one is dropped); not negative
+     * @return the future of the wait's outcome
      * @throws IllegalArgumentException if the timeout is negative
      */
     @SuppressWarnings("FutureReturnValueIgnored") // the dependent stage is the waiter's callback; its result is unused
     public CompletableFuture<WaitOutcome> waitForAll(Collection<? extends CompletableFuture<?>> futures, Duration timeout) {
-        AllOfWaiter waiter = new AllOfWaiter(delayMs(timeout), futures.size());
+        AllOfWaiter waiter = new AllOfWaiter(DelayedOperation.delayMs(timeout, "timeout"), futures.size());
         for (CompletableFuture<?> future : futures) {
             future.whenComplete(waiter);
         }
@@ -144,6 +165,7 @@ public final class Waiters<K> implements AutoCloseable {
      * wait stays as it was, for the next advance.
      *
      * @return how many waits this call answered
+     * @param key the key whose position grew
      */
     public int advance(K key) {
         return purgatory.advance(key, positions.applyAsLong(key));
@@ -154,6 +176,7 @@ public final class Waiters<K> implements AutoCloseable {
      * usual.
      *
      * @return how many waits this call ended
+     * @param key the key whose waits to end
      */
     public int cancel(K key) {
         return purgatory.cancelForKey(key, null);
@@ -163,13 +186,29 @@ public final class Waiters<K> implements AutoCloseable {
      * The metrics of the purgatory the waits are in; {@code delayed()} is the number of waits not
      * answered yet. Every wait answered counts as completed except TIMED_OUT and CLOSED, which
      * count as expired.
+     *
+     * @return the purgatory's metrics
      */
     public PurgatoryMetrics metrics() {
         return purgatory.metrics();
     }
 
+    /**
+     * The name given at construction: the name of the purgatory the waits are in.
+     *
+     * @return the name
+     */
     public String name() {
         return purgatory.name();
+    }
+
+    /**
+     * True once {@link #close()} has been called: a wait begun from then on ends CLOSED at once.
+     *
+     * @return whether these waiters are closed
+     */
+    public boolean isClosed() {
+        return purgatory.isClosed();
     }
 
     /** Answers every pending wait with CLOSED, on this thread; waits begun afterwards end CLOSED at once. Idempotent. */
@@ -195,17 +234,6 @@ public final class Waiters<K> implements AutoCloseable {
             throw e;
         } finally {
             waiter.offered = true;
-        }
-    }
-
-    private static long delayMs(Duration timeout) {
-        if (timeout.isNegative()) {
-            throw new IllegalArgumentException("timeout must not be negative: " + timeout);
-        }
-        try {
-            return timeout.toMillis();
-        } catch (ArithmeticException tooLong) {
-            return Long.MAX_VALUE;
         }
     }
 

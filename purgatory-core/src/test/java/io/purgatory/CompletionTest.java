@@ -135,12 +135,16 @@ class CompletionTest {
         TestOperation late = new TestOperation(DELAY_MS);
         var purgatory = purgatory();
         purgatory.tryCompleteElseWatchPosition(pending, "p", 5);
+        assertFalse(purgatory.isClosed());
 
         purgatory.close();
 
+        assertTrue(purgatory.isClosed());
         assertCompletedAs(Completion.CLOSED, null, pending);
+        // true: answered during the call, nothing to wait for; not "the condition held" (it did not)
         assertTrue(purgatory.tryCompleteElseWatch(late, List.of("k")), "it completed during the call");
         assertCompletedAs(Completion.CLOSED, null, late);
+        assertEquals(0, late.tries.get(), "a closed purgatory does not try it");
         assertEquals(2, purgatory.metrics().expired());
         assertEquals(0, purgatory.metrics().expiryLateness().count(), "an early expiry is not late");
     }

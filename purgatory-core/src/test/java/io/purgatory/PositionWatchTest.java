@@ -443,7 +443,8 @@ class PositionWatchTest {
             nullKey.put("p0", 1L);
             nullKey.put(null, 1L);
 
-            assertMessage("key", assertThrows(NullPointerException.class, () -> purgatory.tryCompleteElseWatchPosition(op, null, 1)));
+            assertEquals("key", assertThrows(NullPointerException.class,
+                    () -> purgatory.tryCompleteElseWatchPosition(op, null, 1)).getMessage(), "names the argument given");
             assertMessage("positions", assertThrows(NullPointerException.class,
                     () -> purgatory.tryCompleteElseWatchPositions(op, (Map<?, Long>) null)));
             assertMessage("positions", assertThrows(IllegalArgumentException.class,

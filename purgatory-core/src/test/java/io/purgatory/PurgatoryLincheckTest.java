@@ -30,7 +30,8 @@ import org.junit.jupiter.api.Test;
  * <p>Each operation waits for the key's position to reach its threshold: {@code op 0} by key
  * (announced by {@code checkAndComplete}), {@code op 1} and {@code op 2} at positions 1 and 2
  * (announced by {@code advance}). Checked as it runs (an exception in the results): {@code onComplete}
- * runs once, never beside {@code tryComplete}, and nothing is tried once completed; {@code
+ * runs once, never beside {@code tryComplete}, nothing is tried once completed, and a
+ * {@code forceComplete} from {@code tryComplete} (under the lock) always completes the operation; {@code
  * onExpiration} runs after {@code onComplete} and only for an operation that expired or was closed.
  * Checked at quiescence ({@link Scenario#validate}): every operation whose position was announced
  * has completed (no lost wake-up), {@code numDelayed} counts exactly the operations still waiting and
@@ -75,7 +76,13 @@ class PurgatoryLincheckTest {
                 if (isCompleted()) {
                     throw new AssertionError("tryComplete on a completed operation");
                 }
-                return position.get() >= threshold && forceComplete();
+                if (position.get() < threshold) {
+                    return false;
+                }
+                if (!forceComplete() || completion() != Completion.COMPLETED) {
+                    throw new AssertionError("forceComplete under the lock lost: completion " + completion());
+                }
+                return true;
             } finally {
                 inside.set(outer);
             }

@@ -39,6 +39,8 @@ class TestOperation extends DelayedOperation {
     volatile Runnable duringTry = () -> { };
     /** Runs inside onComplete. */
     volatile Runnable duringComplete = () -> { };
+    /** Runs inside onExpiration. */
+    volatile Runnable duringExpiration = () -> { };
     /** Something that must become unreachable once the operation is done with. */
     Object payload;
 
@@ -92,6 +94,7 @@ class TestOperation extends DelayedOperation {
         completionsSeenByExpiration = completions.get();
         expirations.incrementAndGet();
         events.add("onExpiration");
+        duringExpiration.run();
     }
 
     private boolean enter() {

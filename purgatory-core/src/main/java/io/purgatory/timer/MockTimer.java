@@ -1,6 +1,7 @@
 package io.purgatory.timer;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
 import org.slf4j.Logger;
@@ -96,10 +97,22 @@ public final class MockTimer extends TaskHost implements Timer {
     }
 
     /**
+     * {@link #advance(long)} by a {@link Duration}, in whole milliseconds (a fraction of one is
+     * dropped).
+     *
+     * @param time how far to move the clock; not negative
+     * @throws IllegalArgumentException if time is negative
+     */
+    public void advance(Duration time) {
+        advance(Delays.toMs(time, "time"));
+    }
+
+    /**
      * Moves time forward by {@code ms} and runs, on this thread, every task whose deadline is
      * reached, in deadline order. An exception thrown by a task propagates to the caller with the
      * clock at the target time; the tasks due after it stay due and run on the next call.
      *
+     * @param ms how far to move the clock, in milliseconds; not negative
      * @throws IllegalArgumentException if ms is negative
      */
     public void advance(long ms) {

@@ -22,7 +22,11 @@ public interface ScheduledTask {
      */
     boolean cancel();
 
-    /** True once {@link #cancel()} has returned true. */
+    /**
+     * True once {@link #cancel()} has returned true.
+     *
+     * @return whether a cancel stopped it
+     */
     boolean isCancelled();
 
     /**
@@ -31,6 +35,8 @@ public interface ScheduledTask {
      * run may still be under way. Closing the timer does not change the handle of a callback waiting
      * for its deadline: dropped by {@link Timer#close()}, it is neither done nor cancelled; a recurring
      * callback running at the close is done after that run.
+     *
+     * @return whether no run is pending
      */
     boolean isDone();
 
@@ -38,6 +44,8 @@ public interface ScheduledTask {
      * The deadline of the pending run (of the current one while it runs), in milliseconds on the
      * timer's clock ({@link Timer#nowMs()}); once done, the deadline of the last run. The callback
      * runs at or after it, never before.
+     *
+     * @return the deadline, in milliseconds on the timer's clock
      */
     long deadlineMs();
 }

@@ -166,6 +166,9 @@ public final class SystemTimer extends TaskHost implements Timer {
      * (1,024 ms) never moves between levels, and a 30 s deadline moves once instead of three times. It
      * costs about 53 KB per level (a level is made when a deadline first needs it: one for deadlines up
      * to 1 s, two up to 17 minutes, three up to 12 days), against about 1 KB per level with 20 buckets.
+     *
+     * @param name names the timer's threads
+     * @throws NullPointerException if name is null
      */
     public SystemTimer(String name) {
         this(name, 1, DEFAULT_WHEEL_SIZE);

@@ -55,7 +55,15 @@ abstract class TaskHost {
     /** Ends a recurring task that has just run (state FIRING) and will not run again: it is pending no more. */
     abstract void finished(TimerNode task);
 
-    /** {@link Timer#schedule(Runnable, long)}, for every timer. */
+    /**
+     * {@link Timer#schedule(Runnable, long)}, for every timer.
+     *
+     * @param callback what to run
+     * @param delayMs how long from now it runs, in milliseconds; not negative
+     * @return the handle that cancels it
+     * @throws IllegalArgumentException if delayMs is negative
+     * @throws IllegalStateException if the timer is closed
+     */
     public final ScheduledTask schedule(Runnable callback, long delayMs) {
         CallbackTask task = new CallbackTask(delayMs, callback);
         task.claim(this);
@@ -63,17 +71,43 @@ abstract class TaskHost {
         return task;
     }
 
-    /** {@link Timer#scheduleAtFixedRate}, for every timer. */
+    /**
+     * {@link Timer#scheduleAtFixedRate}, for every timer.
+     *
+     * @param callback what to run
+     * @param initialDelayMs how long from now the first run is due, in milliseconds; not negative
+     * @param periodMs the time between two runs' deadlines, in milliseconds; positive
+     * @return the handle that cancels it
+     * @throws IllegalArgumentException if initialDelayMs is negative or periodMs is not positive
+     * @throws IllegalStateException if the timer is closed
+     */
     public final ScheduledTask scheduleAtFixedRate(Runnable callback, long initialDelayMs, long periodMs) {
         return startRecurring(new RecurringTask.FixedRate(positivePeriod(periodMs), callback), initialDelayMs);
     }
 
-    /** {@link Timer#scheduleWithFixedDelay}, for every timer. */
+    /**
+     * {@link Timer#scheduleWithFixedDelay}, for every timer.
+     *
+     * @param callback what to run
+     * @param initialDelayMs how long from now the first run is due, in milliseconds; not negative
+     * @param delayMs the time from the end of one run to the next one's deadline, in milliseconds; positive
+     * @return the handle that cancels it
+     * @throws IllegalArgumentException if initialDelayMs is negative or delayMs is not positive
+     * @throws IllegalStateException if the timer is closed
+     */
     public final ScheduledTask scheduleWithFixedDelay(Runnable callback, long initialDelayMs, long delayMs) {
         return startRecurring(new RecurringTask.FixedDelay(positivePeriod(delayMs), callback), initialDelayMs);
     }
 
-    /** {@link Timer#schedule(Runnable, Schedule)}, for every timer. */
+    /**
+     * {@link Timer#schedule(Runnable, Schedule)}, for every timer.
+     *
+     * @param callback what to run
+     * @param schedule gives each deadline, in milliseconds on the timer's clock
+     * @return the handle that cancels it
+     * @throws IllegalArgumentException if the first deadline is before the clock
+     * @throws IllegalStateException if the timer is closed
+     */
     public final ScheduledTask schedule(Runnable callback, Schedule schedule) {
         Objects.requireNonNull(schedule, "schedule");
         RecurringTask task = new RecurringTask.Custom(schedule, callback);

@@ -87,12 +87,17 @@ public abstract class TimerNode {
      * {@link TimerTask} runs. {@code due} proves the call comes from a timer: only this package
      * can make one, so a subclass cannot make its own node, or another, fall due early (and a
      * node should check, with its {@link Control#isExpired}, that it has in fact expired).
+     *
+     * @param due the timer's proof; null from anyone else
      */
     protected abstract void onDue(@Nullable Due due);
 
     /**
      * The timer this node was added to (the node keeps no reference to it: a {@link TimerTask}
      * does, an operation knows its purgatory's), or null before it was added.
+     *
+     * @param due the timer's proof; null from anyone else
+     * @return the timer, or null
      */
     protected abstract @Nullable Timer timer(@Nullable Due due);
 
@@ -218,6 +223,8 @@ public abstract class TimerNode {
          * The control of the lookup's class, which must extend {@link TimerNode} directly; call it
          * from that class, with {@code MethodHandles.lookup()}, and keep it private.
          *
+         * @param lookup {@code MethodHandles.lookup()} of the class that extends TimerNode
+         * @return the control of that class's nodes
          * @throws IllegalArgumentException if the lookup lacks full privilege, or its class does not
          *     extend TimerNode directly
          */
@@ -234,6 +241,9 @@ public abstract class TimerNode {
          * a node cancelled before does nothing. The node's {@link TimerNode#timer} must give this
          * timer from now on.
          *
+         * @param timer the timer to add it to
+         * @param node the node, of this control's class
+         * @param delayMs how long from now it is due, in milliseconds; not negative
          * @throws IllegalArgumentException if the node is not of this control's class, or the timer is
          *     not one of this library's ({@link SystemTimer}, {@link MockTimer})
          * @throws IllegalStateException if the node was already added to a timer, or the timer is closed
@@ -252,6 +262,7 @@ public abstract class TimerNode {
          * Cancels the node (see {@link TimerTask#cancel()}).
          *
          * @return true if this call cancelled it
+         * @param node the node, of this control's class
          * @throws IllegalArgumentException if the node is not of this control's class
          */
         public boolean cancel(TimerNode node) {
@@ -259,13 +270,23 @@ public abstract class TimerNode {
             return node.cancelNode();
         }
 
-        /** True once the node has expired: its timer took it to run (it then calls {@link TimerNode#onDue}). */
+        /**
+         * True once the node has expired: its timer took it to run (it then calls {@link TimerNode#onDue}).
+         *
+         * @param node the node, of this control's class
+         * @return whether it expired
+         */
         public boolean isExpired(TimerNode node) {
             check(node);
             return node.state == EXPIRED;
         }
 
-        /** True once the node was cancelled. */
+        /**
+         * True once the node was cancelled.
+         *
+         * @param node the node, of this control's class
+         * @return whether it was cancelled
+         */
         public boolean isCancelled(TimerNode node) {
             check(node);
             return node.state == CANCELLED;
@@ -274,6 +295,9 @@ public abstract class TimerNode {
         /**
          * The deadline the node is due at, in ms on its timer's clock ({@link Timer#nowMs()}): it runs at
          * or after it. Meaningful once the node was added.
+         *
+         * @param node the node, of this control's class
+         * @return the deadline, in milliseconds on its timer's clock; {@code Long.MAX_VALUE} before it was added
          */
         public long deadlineMs(TimerNode node) {
             check(node);

@@ -2,6 +2,7 @@ package io.purgatory.timer;
 
 import org.jspecify.annotations.Nullable;
 import java.lang.invoke.MethodHandles;
+import java.time.Duration;
 import java.lang.invoke.VarHandle;
 
 /**
@@ -50,7 +51,22 @@ public abstract class TimerTask extends TimerNode implements Runnable {
         this.delayMs = delayMs;
     }
 
-    /** The delay given at construction, in milliseconds. */
+    /**
+     * {@link #TimerTask(long)} with the delay as a {@link Duration}, in whole milliseconds
+     * (a fraction of one is dropped; longer than {@code Long.MAX_VALUE} ms: never).
+     *
+     * @param delay how long after {@link Timer#add} the task runs; not negative
+     * @throws IllegalArgumentException if delay is negative
+     */
+    protected TimerTask(Duration delay) {
+        this(Delays.toMs(delay, "delay"));
+    }
+
+    /**
+     * The delay given at construction, in milliseconds.
+     *
+     * @return the delay, in milliseconds
+     */
     public final long delayMs() {
         return delayMs;
     }
@@ -76,7 +92,11 @@ public abstract class TimerTask extends TimerNode implements Runnable {
         return cancelNode(); // claimed by a timer: queued, scheduled, firing, or done
     }
 
-    /** True once {@link #cancel()} has succeeded. */
+    /**
+     * True once {@link #cancel()} has succeeded.
+     *
+     * @return whether the task was cancelled
+     */
     public final boolean isCancelled() {
         return state() == CANCELLED || host == CANCELLED_BEFORE_ADD;
     }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -17,6 +18,26 @@ class MockTimerTest {
     private final MockTimer timer = new MockTimer();
     /** Names of the tasks in the order they ran. */
     private final List<String> ran = new ArrayList<>();
+
+    @Test
+    void theDurationFormsScheduleInWholeMilliseconds() {
+        timer.schedule(() -> ran.add("once"), Duration.ofNanos(10_999_999));
+        ScheduledTask rate = timer.scheduleAtFixedRate(() -> ran.add("rate"), Duration.ofMillis(5), Duration.ofMillis(10));
+        ScheduledTask delay = timer.scheduleWithFixedDelay(() -> ran.add("delay"), Duration.ZERO, Duration.ofMillis(20));
+        assertEquals(0, timer.nowMs());
+
+        timer.advance(Duration.ofMillis(10));
+
+        assertEquals(List.of("delay", "rate", "once"), ran);
+        assertEquals(15, rate.deadlineMs());
+        assertEquals(20, delay.deadlineMs());
+        assertThrows(IllegalArgumentException.class, () -> timer.schedule(() -> { }, Duration.ofMillis(-1)));
+        assertThrows(IllegalArgumentException.class, () -> timer.advance(Duration.ofMillis(-1)));
+        assertThrows(IllegalArgumentException.class,
+                () -> timer.scheduleAtFixedRate(() -> { }, Duration.ZERO, Duration.ofNanos(999_999)));
+        rate.cancel();
+        delay.cancel();
+    }
 
     @Test
     void clockStartsAtZeroAndMovesOnlyThroughAdvance() {

@@ -47,7 +47,11 @@ public final class PurgatoryMeterBinder implements MeterBinder {
     private final PurgatoryMetrics metrics;
     private final Tags tags;
 
-    /** Binds the purgatory's metrics, tagged with its name. */
+    /**
+     * Binds the purgatory's metrics, tagged with its name.
+     *
+     * @param purgatory the purgatory whose metrics to register
+     */
     public PurgatoryMeterBinder(DelayedOperationPurgatory<?> purgatory) {
         this(purgatory.metrics(), Tags.empty());
     }
@@ -55,6 +59,10 @@ public final class PurgatoryMeterBinder implements MeterBinder {
     /**
      * Binds the metrics (of a purgatory, or of {@code Waiters}), tagged with the purgatory's name
      * and {@code tags}.
+     *
+     * @param metrics the metrics, from {@code DelayedOperationPurgatory.metrics()} or {@code Waiters.metrics()}
+     * @param tags more tags for every meter; empty for none
+     * @throws NullPointerException if metrics is null
      */
     public PurgatoryMeterBinder(PurgatoryMetrics metrics, Iterable<Tag> tags) {
         this.metrics = Objects.requireNonNull(metrics, "metrics");
