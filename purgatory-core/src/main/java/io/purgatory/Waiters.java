@@ -198,7 +198,8 @@ public final class Waiters<K> implements AutoCloseable {
         }
     }
 
-    private static long delayMs(Duration timeout) {
+    /** The timeout in milliseconds, {@code Long.MAX_VALUE} for one too long to count; for {@link HandOff} too. */
+    static long delayMs(Duration timeout) {
         if (timeout.isNegative()) {
             throw new IllegalArgumentException("timeout must not be negative: " + timeout);
         }
