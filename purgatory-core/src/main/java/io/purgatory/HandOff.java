@@ -431,7 +431,7 @@ public final class HandOff<K, V> implements AutoCloseable {
 
     /** A take answered through a future. Thread-safe: the future is. */
     private static final class FutureWaiter<K, V> extends HandOffWaiter<K, V> {
-        final HandOffFuture<K, V> future = new HandOffFuture<>(this);
+        private final HandOffFuture<K, V> future = new HandOffFuture<>(this);
 
         FutureWaiter(HandOff<K, V> handOff, List<K> keys, long delayMs, @Nullable Taker<K, V> taker) {
             super(handOff, keys, delayMs, taker);
