@@ -97,6 +97,9 @@ public final class HandOff<K, V> implements AutoCloseable {
          * none. Called only while the waiter has not completed, under its lock and its key's lane
          * lock: quick, non-blocking, and no calls into the hand-off. An item it returns goes to that
          * waiter, always.
+         *
+         * @param key the key to take from
+         * @return the item removed from the store, or null if key has none
          */
         @Nullable V take(K key);
     }
@@ -118,6 +121,14 @@ public final class HandOff<K, V> implements AutoCloseable {
         this.trial = builder.trial;
     }
 
+    /**
+     * A builder of a hand-off.
+     *
+     * @param name the hand-off's name, which its purgatory and metrics carry
+     * @param <K> the keys
+     * @param <V> the items
+     * @return a builder; {@link Builder#build()} makes the hand-off
+     */
     public static <K, V> Builder<K, V> builder(String name) {
         return new Builder<>(name);
     }
@@ -132,6 +143,7 @@ public final class HandOff<K, V> implements AutoCloseable {
      *
      * @param keys one or more keys, in the order to take from them
      * @param timeout how long to wait: {@link Duration#ZERO} not at all, {@link #FOREVER} for ever
+     * @return the future answer: TAKEN with its key and item, TIMED_OUT or CLOSED
      * @throws IllegalArgumentException if keys is empty or timeout negative
      * @throws NullPointerException if a key is null
      */
@@ -142,6 +154,13 @@ public final class HandOff<K, V> implements AutoCloseable {
     /**
      * As {@link #take(List, Duration)}, from the user's own store through {@code taker}: call
      * {@link #offered(Object)} after adding an item to the store.
+     *
+     * @param keys one or more keys, in the order to take from them
+     * @param timeout how long to wait: {@link Duration#ZERO} not at all, {@link #FOREVER} for ever
+     * @param taker removes and returns one item of a key from the store, or null
+     * @return the future answer: TAKEN with its key and item, TIMED_OUT or CLOSED
+     * @throws IllegalArgumentException if keys is empty or timeout negative
+     * @throws NullPointerException if a key or taker is null
      */
     public CompletableFuture<Handed<K, V>> take(List<K> keys, Duration timeout, Taker<K, V> taker) {
         Objects.requireNonNull(taker, "taker");
@@ -152,6 +171,9 @@ public final class HandOff<K, V> implements AutoCloseable {
      * As {@link #take(List, Duration)}, blocking the calling thread until the answer (parked with
      * {@link LockSupport}: a virtual thread unmounts; the timeout is the hand-off's timer).
      *
+     * @param keys one or more keys, in the order to take from them
+     * @param timeout how long to wait: {@link Duration#ZERO} not at all, {@link #FOREVER} for ever
+     * @return the answer: TAKEN with its key and item, TIMED_OUT or CLOSED
      * @throws InterruptedException if the thread is interrupted before or while it waits: the take
      *     is then cancelled and takes nothing. If it had already taken an item (or timed out, or
      *     closed), that answer is returned instead, with the thread's interrupt status set.
@@ -160,7 +182,16 @@ public final class HandOff<K, V> implements AutoCloseable {
         return takeBlocking(keyList(keys), delayMs(timeout), null);
     }
 
-    /** As {@link #takeBlocking(List, Duration)}, from the user's own store through {@code taker}. */
+    /**
+     * As {@link #takeBlocking(List, Duration)}, from the user's own store through {@code taker}.
+     *
+     * @param keys one or more keys, in the order to take from them
+     * @param timeout how long to wait: {@link Duration#ZERO} not at all, {@link #FOREVER} for ever
+     * @param taker removes and returns one item of a key from the store, or null
+     * @return the answer: TAKEN with its key and item, TIMED_OUT or CLOSED
+     * @throws InterruptedException if the thread is interrupted before or while it waits, as for
+     *     {@link #takeBlocking(List, Duration)}
+     */
     public Handed<K, V> takeBlocking(List<K> keys, Duration timeout, Taker<K, V> taker) throws InterruptedException {
         return takeBlocking(keyList(keys), delayMs(timeout), Objects.requireNonNull(taker, "taker"));
     }
@@ -185,6 +216,7 @@ public final class HandOff<K, V> implements AutoCloseable {
      * waiting: Redis's {@code LPOP}. Waiters never hold a queued item back, so this takes what is
      * there.
      *
+     * @param keys one or more keys, in the order to take from them
      * @return the key and item taken (outcome TAKEN), or empty if none of the keys has an item
      */
     public Optional<Handed<K, V>> poll(List<K> keys) {
@@ -211,6 +243,8 @@ public final class HandOff<K, V> implements AutoCloseable {
      * waiters, oldest first, until the queue or the waiters run out. After {@link #close()} the item
      * stays queued (for {@link #poll}).
      *
+     * @param key the key whose queue takes the item
+     * @param item the item
      * @throws NullPointerException if key or item is null
      */
     public void offer(K key, V item) {
@@ -222,18 +256,30 @@ public final class HandOff<K, V> implements AutoCloseable {
     /**
      * An item was added to key's store (the user's own, read through a {@link Taker}): offers the
      * store's items to key's waiters, oldest first, until one takes nothing.
+     *
+     * @param key the key an item was added to
      */
     public void offered(K key) {
         serve(Objects.requireNonNull(key, "key"), null);
     }
 
-    /** How many items key's built-in queue holds. */
+    /**
+     * How many items key's built-in queue holds.
+     *
+     * @param key the key
+     * @return the items queued, 0 for a key never offered to
+     */
     public int queued(K key) {
         HandOffLane<K, V> lane = lanes.get(Objects.requireNonNull(key, "key"));
         return lane == null ? 0 : lane.queued();
     }
 
-    /** How many waiters wait on key now (a waiter on several keys counts for each). */
+    /**
+     * How many waiters wait on key now (a waiter on several keys counts for each).
+     *
+     * @param key the key
+     * @return the waiters waiting on it
+     */
     public int waiting(K key) {
         HandOffLane<K, V> lane = lanes.get(Objects.requireNonNull(key, "key"));
         return lane == null ? 0 : lane.waiting();
@@ -243,15 +289,27 @@ public final class HandOff<K, V> implements AutoCloseable {
      * The metrics of the purgatory the waiters are in: {@code delayed()} is the number of waiters
      * waiting; a waiter that took an item, or was cancelled, counts as completed, one that timed out
      * or was closed as expired.
+     *
+     * @return the metrics, read live
      */
     public PurgatoryMetrics metrics() {
         return purgatory.metrics();
     }
 
+    /**
+     * The hand-off's name, as given to {@link #builder(String)}.
+     *
+     * @return the name
+     */
     public String name() {
         return purgatory.name();
     }
 
+    /**
+     * Whether {@link #close()} was called.
+     *
+     * @return true once closed
+     */
     public boolean isClosed() {
         return closed;
     }
@@ -494,7 +552,12 @@ public final class HandOff<K, V> implements AutoCloseable {
             this.name = Objects.requireNonNull(name, "name");
         }
 
-        /** The timer that times the takes out (a {@code MockTimer} in tests); not closed by the hand-off. */
+        /**
+         * The timer that times the takes out (a {@code MockTimer} in tests); not closed by the hand-off.
+         *
+         * @param timer the timer
+         * @return this builder
+         */
         public Builder<K, V> timer(Timer timer) {
             this.timer = Objects.requireNonNull(timer, "timer");
             return this;
@@ -515,6 +578,11 @@ public final class HandOff<K, V> implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Makes the hand-off, with a timer of its own unless one was given.
+         *
+         * @return the hand-off
+         */
         public HandOff<K, V> build() {
             return new HandOff<>(this);
         }

@@ -51,11 +51,20 @@ public final class Handed<K, V> {
         return (Handed<K, V>) (outcome == Outcome.TIMED_OUT ? TIMED_OUT : CLOSED);
     }
 
+    /**
+     * How the take ended.
+     *
+     * @return TAKEN, TIMED_OUT or CLOSED
+     */
     public Outcome outcome() {
         return outcome;
     }
 
-    /** True if the waiter took an item ({@link Outcome#TAKEN}). */
+    /**
+     * Whether the waiter took an item ({@link Outcome#TAKEN}).
+     *
+     * @return true if it did
+     */
     public boolean isTaken() {
         return outcome == Outcome.TAKEN;
     }
@@ -63,6 +72,7 @@ public final class Handed<K, V> {
     /**
      * The key the item was taken from.
      *
+     * @return the key
      * @throws NoSuchElementException if no item was taken
      */
     public K key() {
@@ -75,6 +85,7 @@ public final class Handed<K, V> {
     /**
      * The item taken.
      *
+     * @return the item
      * @throws NoSuchElementException if no item was taken
      */
     public V item() {
