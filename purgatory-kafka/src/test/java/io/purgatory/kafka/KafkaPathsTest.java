@@ -98,6 +98,51 @@ class KafkaPathsTest {
         assertTrue(op.isCompleted());
     }
 
+    /** Records the calls Kafka's expiry makes on an operation, in order, through overrides as Kafka's subclasses (and Mockito spies) make them. */
+    static final class RecordingOp extends Op {
+        private final List<String> calls = java.util.Collections.synchronizedList(new ArrayList<>());
+
+        RecordingOp(long delayMs) {
+            super(delayMs);
+        }
+
+        @Override
+        public void run() {
+            calls.add("run");
+            super.run();
+        }
+
+        @Override
+        public boolean forceComplete() {
+            calls.add("forceComplete");
+            return super.forceComplete();
+        }
+
+        @Override
+        public void onComplete() {
+            calls.add("onComplete");
+            super.onComplete();
+        }
+
+        @Override
+        public void onExpiration() {
+            calls.add("onExpiration");
+            super.onExpiration();
+        }
+    }
+
+    @Test
+    void anExpiryOnTheModulesTimerGoesThroughTheOperationsOwnRunAndForceCompleteAsKafkasDoes() throws Exception {
+        DelayedOperationPurgatory<RecordingOp> p = purgatory("expiry-contract");
+        RecordingOp op = new RecordingOp(20);
+        assertFalse(p.tryCompleteElseWatch(op, List.of(P0)));
+        await().atMost(Duration.ofSeconds(10)).until(() -> op.calls.contains("onExpiration"));
+        assertEquals(List.of("run", "forceComplete", "onComplete", "onExpiration"), op.calls);
+        ObjectName ours = new ObjectName("io.purgatory:type=DelayedOperationPurgatory,name=" + ObjectName.quote("expiry-contract-broker1"));
+        assertEquals(1L, ((Number) ManagementFactory.getPlatformMBeanServer().getAttribute(ours, "Expired")).longValue(),
+                "counted as expired, not as completed");
+    }
+
     @Test
     void anOnCompleteThatThrowsLeavesTheOperationCompletedAndUnwatched() {
         DelayedOperationPurgatory<Op> p = purgatory("throwing-complete");
