@@ -22,18 +22,18 @@ for arg in "$@"; do
     cat <<'USAGE'
 Usage: ./demo-kafka.sh [OPTIONS]
 
-Builds purgatory-kafka and the cluster tool, starts three Kafka 4.4.0 brokers on loopback with the
+Builds purgatory-kafka for Kafka 4.4 and the cluster tool, starts three Kafka 4.4.0 brokers on loopback with the
 purgatory-kafka jar first on their classpath, runs Kafka's kafka-producer-perf-test (acks=all) and
 kafka-consumer-perf-test against them, prints purgatory-kafka's MBeans for Kafka's purgatories, and
 stops the brokers (about a minute). The demo's own options (--records, --throughput, --stock, ...)
 are listed here once it has been built: run ./demo-kafka.sh once, or
-mvn -B -q -DskipTests package -pl purgatory-kafka,purgatory-kafka-cluster -am.
+mvn -B -q -DskipTests package -pl purgatory-kafka/kafka-4.4,purgatory-kafka-cluster -am.
 USAGE
     exit 0
   fi
 done
 
-echo "== building (mvn -B -q -DskipTests package -pl purgatory-kafka,purgatory-kafka-cluster -am)"
+echo "== building (mvn -B -q -DskipTests package -pl purgatory-kafka/kafka-4.4,purgatory-kafka-cluster -am)"
 # without the escape codes Maven 3.8 writes even with -B, so that a pipe or a file gets text
-mvn -B -q -DskipTests package -pl purgatory-kafka,purgatory-kafka-cluster -am 2>&1 | sed -u 's/\x1b\[[0-9;]*m//g'
+mvn -B -q -DskipTests package -pl purgatory-kafka/kafka-4.4,purgatory-kafka-cluster -am 2>&1 | sed -u 's/\x1b\[[0-9;]*m//g'
 run_demo "$@"

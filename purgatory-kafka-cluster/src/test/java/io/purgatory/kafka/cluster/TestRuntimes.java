@@ -4,7 +4,7 @@ import java.nio.file.Path;
 
 /**
  * The runtimes the cluster tests start brokers on, from the paths the build passes as system properties
- * (purgatory-kafka-cluster/pom.xml): stock Kafka 4.4.0 and 4.3.1, and either with purgatory-kafka first.
+ * (purgatory-kafka-cluster/pom.xml): stock Kafka 4.0.2, 4.1.2, 4.2.1, 4.3.1 and 4.4.0, and each with a purgatory-kafka jar first.
  */
 final class TestRuntimes {
 
@@ -15,8 +15,15 @@ final class TestRuntimes {
         return KafkaRuntime.stock(kafkaVersion, Path.of(property("purgatory.kafka.broker-classpath." + kafkaVersion)));
     }
 
+    /** Kafka {@code kafkaVersion} with the newest line's jar (4.4) first. */
     static KafkaRuntime module(String kafkaVersion) {
         return stock(kafkaVersion).withModule(Path.of(property("purgatory.kafka.module-jar")));
+    }
+
+    /** Kafka {@code kafkaVersion} with the jar of its own line first. */
+    static KafkaRuntime moduleOfLine(String kafkaVersion) {
+        String line = kafkaVersion.substring(0, kafkaVersion.lastIndexOf('.'));
+        return stock(kafkaVersion).withModule(Path.of(property("purgatory.kafka.module-jar." + line)));
     }
 
     /** Where a test's cluster keeps its files: under target/, one directory per test class and runtime. */
