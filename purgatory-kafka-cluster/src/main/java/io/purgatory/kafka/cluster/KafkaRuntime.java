@@ -70,7 +70,7 @@ public record KafkaRuntime(String kafkaVersion, List<Path> kafkaJars, Optional<P
     public KafkaRuntime withModule(Path jar) {
         if (!Files.isRegularFile(jar)) {
             throw new IllegalArgumentException("no purgatory-kafka jar at " + jar
-                    + ": build it with mvn -B -q -pl purgatory-kafka -am package -DskipTests");
+                    + ": build it with mvn -B -q -pl purgatory-kafka/kafka-<line> -am package -DskipTests");
         }
         // absolute: each broker JVM runs in a directory of its own
         return new KafkaRuntime(kafkaVersion, kafkaJars, Optional.of(jar.toAbsolutePath()));
