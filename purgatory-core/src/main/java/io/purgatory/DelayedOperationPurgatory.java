@@ -97,7 +97,7 @@ import org.slf4j.LoggerFactory;
  *
  * @param <T> the operations it holds
  */
-public final class DelayedOperationPurgatory<T extends OperationState> implements AutoCloseable {
+public final class DelayedOperationPurgatory<T extends OperationState> extends OperationHost implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(DelayedOperationPurgatory.class);
     /** The purge reaper rests this many times as long as its last purge took (see {@code reapPurges}). */
@@ -289,14 +289,9 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
         boolean parked = false;
         operation.lock();
         try {
-            if (operation.purgatory != null) {
-                throw new IllegalStateException("operation already offered to purgatory "
-                        + operation.purgatory.name + ": " + operation);
-            }
-            if (operation.isDone()) {
+            if (!operation.offerTo(this)) {
                 return false;
             }
-            operation.purgatory = this;
             offeredAfterClose = closed;
             if (!offeredAfterClose) {
                 try {
@@ -485,7 +480,7 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
             if (op.isDone() || !op.cancelExpiry()) {
                 return false; // completed, or its expiry has fired and will complete it
             }
-            int released = release(op);
+            int released = op.unwatch();
             if (released >= 0) {
                 unwatched(released);
             }
@@ -500,11 +495,13 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
         return metrics;
     }
 
+    @Override
     public String name() {
         return name;
     }
 
     /** The timer that expires this purgatory's operations. */
+    @Override
     Timer timer() {
         return timer;
     }
@@ -552,8 +549,9 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
     // --- called by OperationState, under the operation's lock ---
 
     /** Unlinks and counts a completing operation, before its {@code onComplete} runs. */
+    @Override
     void completed(OperationState op, Completion how) {
-        int released = release(op);
+        int released = op.unwatch();
         boolean counted = how == Completion.COMPLETED || how == Completion.CANCELLED;
         if (!counted) {
             expired(op, how);
@@ -618,7 +616,7 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
      * unlinked and uncounted).
      */
     private void watching(OperationState op, @Nullable Watch watches, int linked) {
-        op.watches = watches;
+        op.watchOthers(watches);
         counts.linked.add(linked);
         delayed.increment();
     }
@@ -639,30 +637,6 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
         });
     }
 
-    /**
-     * Turns the operation's entries into tombstones; the caller counts them and stops counting the
-     * operation as delayed ({@link #unwatched}, or a walk's tally).
-     *
-     * @return the tombstones left in the lists (those of a position index are the index's own), or
-     *     -1 if the operation was not watching
-     */
-    private int release(OperationState op) {
-        assert op.isHeldByCurrentThread();
-        if (!op.isWatching()) {
-            return -1;
-        }
-        int released = 0;
-        if (op.firstList != null) {
-            op.firstList.clear(op);
-            op.firstList = null;
-            released++;
-        }
-        for (Watch w = op.watches; w != null; w = w.sibling) {
-            released += w.release();
-        }
-        op.watches = null;
-        return released;
-    }
 
     /**
      * An operation stopped watching, leaving {@code tombstones}: counts both; without a reaper,

@@ -111,13 +111,13 @@ public abstract class OperationState extends TimerNode {
     private volatile @Nullable Thread waiter;
 
     /** The purgatory this operation was offered to, or null. Guarded by lock. */
-    @Nullable DelayedOperationPurgatory<?> purgatory;
+    private @Nullable OperationHost purgatory;
     /** The list of the first key watched, where this operation is its own entry, or null. Guarded by lock. */
-    @Nullable WatchList firstList;
+    private @Nullable OperationList firstList;
     /** This operation's slot in {@code firstList}. Written under {@code firstList}'s monitor, read by its {@code clear} without it. */
-    int firstSlot;
+    private int firstSlot;
     /** Head of the watches for the keys other than the first (for every key, with positions), linked through {@link Watch#sibling}. Guarded by lock. */
-    @Nullable Watch watches;
+    private @Nullable Watch watches;
 
     /** For {@link DelayedOperation}, and for purgatory-kafka's bridge. */
     protected OperationState() {
@@ -154,7 +154,7 @@ public abstract class OperationState extends TimerNode {
      * gives the timer its hooks keep.
      */
     final @Nullable Timer expiryTimer() {
-        DelayedOperationPurgatory<?> p = purgatory;
+        OperationHost p = purgatory;
         if (p != null) {
             return p.timer();
         }
@@ -212,6 +212,75 @@ public abstract class OperationState extends TimerNode {
         return firstList != null || watches != null;
     }
 
+    // --- what the purgatory and the watch lists do to the state, from above ---
+
+    /**
+     * Marks the operation offered to {@code host}, under the lock, unless it has completed already.
+     *
+     * @return false if it had completed (it is then not marked)
+     * @throws IllegalStateException if it was offered before, to any purgatory
+     */
+    final boolean offerTo(OperationHost host) {
+        assert isHeldByCurrentThread();
+        OperationHost p = purgatory;
+        if (p != null) {
+            throw new IllegalStateException("operation already offered to purgatory " + p.name() + ": " + this);
+        }
+        if (isDone()) {
+            return false;
+        }
+        purgatory = host;
+        return true;
+    }
+
+    /** The operation became the entry at {@code slot} of its first key's {@code list}; under the list's monitor. */
+    final void enteredFirst(OperationList list, int slot) {
+        firstList = list;
+        firstSlot = slot;
+    }
+
+    /** Its first key's list moved its entry to {@code slot} (a compaction); under the list's monitor. */
+    final void movedFirst(int slot) {
+        firstSlot = slot;
+    }
+
+    /** The slot of the operation's entry in its first key's list. */
+    final int firstSlot() {
+        return firstSlot;
+    }
+
+    /** The operation watches its other keys through {@code head}, linked through {@link Watch#sibling}; under the lock. */
+    final void watchOthers(@Nullable Watch head) {
+        assert isHeldByCurrentThread();
+        watches = head;
+    }
+
+    /**
+     * Turns every entry of the operation into a tombstone, under the lock; the caller counts them
+     * and stops counting the operation as delayed.
+     *
+     * @return the tombstones left in the lists (those of a position index are the index's own), or
+     *     -1 if the operation was not watching
+     */
+    final int unwatch() {
+        assert isHeldByCurrentThread();
+        if (!isWatching()) {
+            return -1;
+        }
+        int released = 0;
+        OperationList first = firstList;
+        if (first != null) {
+            first.clear(this);
+            firstList = null;
+            released++;
+        }
+        for (Watch w = watches; w != null; w = w.sibling) {
+            released += w.release();
+        }
+        watches = null;
+        return released;
+    }
+
     /**
      * Completes the operation as {@code how}, with {@code reason} for a cancellation, if it has not
      * completed yet: cancels its expiry, unlinks and counts it in its purgatory, then runs
@@ -233,7 +302,7 @@ public abstract class OperationState extends TimerNode {
             // retry protocol needs (maybeTryComplete), so a completion pays for one fence, not two
             COMPLETION.setRelease(this, reason != null && how == Completion.CANCELLED ? new CancelledFor(reason) : how);
             EXPIRY.cancel(this);
-            DelayedOperationPurgatory<?> p = purgatory;
+            OperationHost p = purgatory;
             if (p != null) {
                 p.completed(this, how);
             }

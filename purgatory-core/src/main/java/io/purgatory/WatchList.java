@@ -40,7 +40,7 @@ import java.util.Arrays;
  * it. Lock order: an operation's lock, then a map bin's lock, then this monitor; user code never
  * runs under this monitor.
  */
-final class WatchList {
+final class WatchList extends OperationList {
 
     private static final Object[] NONE = {};
     /** The fewest slots an array of entries gets. */
@@ -105,8 +105,7 @@ final class WatchList {
             index.add(position, watch);
         } else {
             if (entry instanceof OperationState op) {
-                op.firstList = this;
-                op.firstSlot = size;
+                op.enteredFirst(this, size);
             }
             append(entry);
         }
@@ -172,9 +171,10 @@ final class WatchList {
      * the other's variable, one sees the other's write. If a copy did race it, the entry may have
      * been copied live: it clears it again under the monitor, in the array the copy made.
      */
+    @Override
     void clear(OperationState op) {
         Object[] current = entries;
-        int slot = op.firstSlot; // written before the array it indexes was published
+        int slot = op.firstSlot(); // written before the array it indexes was published
         if (slot < current.length && current[slot] == op) {
             current[slot] = null;
         }
@@ -187,7 +187,7 @@ final class WatchList {
     /** {@link #clear} under the monitor, where no copy runs. */
     private synchronized void clearCopied(OperationState op) {
         Object[] current = entries;
-        int slot = op.firstSlot;
+        int slot = op.firstSlot();
         if (slot < size && current[slot] == op) {
             current[slot] = null;
         }
@@ -270,7 +270,7 @@ final class WatchList {
                 if (kept != null) {
                     kept[live] = entry;
                     if (entry instanceof OperationState op) {
-                        op.firstSlot = live;
+                        op.movedFirst(live);
                     }
                 }
                 live++;
