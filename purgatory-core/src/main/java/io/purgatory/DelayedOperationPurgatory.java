@@ -3,7 +3,6 @@ package io.purgatory;
 import org.jspecify.annotations.Nullable;
 import io.purgatory.timer.SystemTimer;
 import io.purgatory.timer.Timer;
-import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -15,9 +14,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
-import java.util.concurrent.locks.LockSupport;
-import javax.management.JMException;
-import javax.management.MBeanServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,7 +63,7 @@ import org.slf4j.LoggerFactory;
  * removed lazily: when a {@code checkAndComplete} walks the list and finds a quarter of it dead, and
  * by a purge of every list once more than {@code purgeInterval} of them are linked. The purge runs
  * on the purgatory's reaper thread ({@code <name>-purge-reaper}), which looks at the count at least
- * every {@value #PURGE_POLL_MS} ms (Kafka's reaper: every 200 ms; more often while it finds purges
+ * every 100 ms (Kafka's reaper: every 200 ms; more often while it finds purges
  * to do) and rests four times as long as each purge took before the next (so more than
  * {@code purgeInterval} tombstones may linger meanwhile), or, with the reaper disabled, on the
  * thread whose completion crossed the threshold. A position index removes its own tombstones
@@ -100,15 +96,6 @@ import org.slf4j.LoggerFactory;
 public final class DelayedOperationPurgatory<T extends OperationState> extends OperationHost implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(DelayedOperationPurgatory.class);
-    /** The purge reaper rests this many times as long as its last purge took (see {@code reapPurges}). */
-    private static final long PURGE_REST_FACTOR = 4;
-    /**
-     * How often the purge reaper looks at the tombstone count (completions never wake it): every
-     * {@value #PURGE_POLL_MIN_NANOS} ns after a purge, backing off twofold per look that finds
-     * nothing to do, to every {@value #PURGE_POLL_MS} ms.
-     */
-    private static final long PURGE_POLL_MS = 100;
-    private static final long PURGE_POLL_MIN_NANOS = 250_000;
     /** The key under which operations offered with no keys are kept, so that close() finds them. */
     private static final Object NO_KEY = new Object() {
         @Override
@@ -127,8 +114,8 @@ public final class DelayedOperationPurgatory<T extends OperationState> extends O
     private final PurgatoryMetrics metrics;
     private final AtomicBoolean purging = new AtomicBoolean();
     private final AtomicBoolean closing = new AtomicBoolean();
-    private final @Nullable Thread purgeReaper;
-    private final boolean mbeanRegistered;
+    private final @Nullable PurgeReaper purgeReaper;
+    private final @Nullable JmxRegistration jmx;
     private volatile boolean closed;
 
     /** A purgatory with its own {@link SystemTimer}, purgeInterval 1000 and its reaper thread. */
@@ -143,11 +130,9 @@ public final class DelayedOperationPurgatory<T extends OperationState> extends O
         this.timer = given == null ? new SystemTimer(name) : given;
         this.purgeInterval = builder.purgeInterval;
         this.metrics = new PurgatoryMetrics(name, this::watched, this::numDelayed);
-        this.mbeanRegistered = registerMBean();
+        this.jmx = JmxRegistration.register(name, metrics);
         if (builder.reaperEnabled) {
-            purgeReaper = new Thread(this::reapPurges, name + "-purge-reaper");
-            purgeReaper.setDaemon(true);
-            purgeReaper.start();
+            purgeReaper = PurgeReaper.start(name, () -> counts.tombstones.sum() > purgeInterval, this::purge);
         } else {
             purgeReaper = null;
         }
@@ -526,15 +511,10 @@ public final class DelayedOperationPurgatory<T extends OperationState> extends O
             takeList(key, this::expireOnClose);
         }
         if (purgeReaper != null) {
-            LockSupport.unpark(purgeReaper);
-            try {
-                purgeReaper.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            purgeReaper.stop();
         }
-        if (mbeanRegistered) {
-            unregisterMBean();
+        if (jmx != null) {
+            jmx.unregister();
         }
         if (ownsTimer) {
             timer.close();
@@ -692,36 +672,6 @@ public final class DelayedOperationPurgatory<T extends OperationState> extends O
         watchLists.computeIfPresent(key, (k, current) -> current == list && list.detachIfEmpty() ? null : current);
     }
 
-    /**
-     * The purge reaper: looks at the tombstone count (every quarter of a millisecond after a purge,
-     * backing off to every {@value #PURGE_POLL_MS} ms while it finds nothing to do, so that an idle
-     * purgatory costs ten wake-ups a second and a busy one gets its tombstones removed about
-     * as soon as they pass the threshold), purges once it is past the threshold, then rests {@value #PURGE_REST_FACTOR} times as long as the purge took,
-     * so that it spends at most a fifth of a core on purges however fast operations complete (a purge
-     * walks every list: under a high completion rate the threshold is crossed again at once, and
-     * purging back to back took a core's quarter from the timer's threads). Completions never wake
-     * it: updating one shared count on every completion, and waking a thread from it, cost the
-     * completing threads more than the reaper's polls (benchmarks §11 and §12). Tombstones reference
-     * nothing, so the wait costs a few bytes per tombstone, not the operations' payloads.
-     */
-    private void reapPurges() {
-        long pollNanos = PURGE_POLL_MIN_NANOS;
-        while (!closed) {
-            if (counts.tombstones.sum() <= purgeInterval) {
-                LockSupport.parkNanos(this, pollNanos); // close() unparks it
-                pollNanos = Math.min(2 * pollNanos, PURGE_POLL_MS * 1_000_000L);
-                continue;
-            }
-            pollNanos = PURGE_POLL_MIN_NANOS;
-            long start = System.nanoTime();
-            purge();
-            long restUntil = System.nanoTime() + PURGE_REST_FACTOR * (System.nanoTime() - start);
-            for (long rest; !closed && (rest = restUntil - System.nanoTime()) > 0; ) {
-                LockSupport.parkNanos(this, rest);
-            }
-        }
-    }
-
     /** Removes every tombstone from every list, and unmaps the lists left empty. */
     private void purge() {
         if (!purging.compareAndSet(false, true)) {
@@ -741,26 +691,6 @@ public final class DelayedOperationPurgatory<T extends OperationState> extends O
             LOG.debug("Purgatory {}: purged {} completed watches", name, removed);
         } finally {
             purging.set(false);
-        }
-    }
-
-    private boolean registerMBean() {
-        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-        try {
-            server.registerMBean(metrics.mbean(), metrics.objectName());
-            return true;
-        } catch (JMException e) {
-            LOG.warn("Purgatory {}: metrics not registered over JMX ({}): is another purgatory open under the same name?",
-                    name, e.toString());
-            return false;
-        }
-    }
-
-    private void unregisterMBean() {
-        try {
-            ManagementFactory.getPlatformMBeanServer().unregisterMBean(metrics.objectName());
-        } catch (JMException e) {
-            LOG.debug("Purgatory {}: JMX unregistration failed", name, e);
         }
     }
 
