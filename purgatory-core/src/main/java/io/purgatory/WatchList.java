@@ -52,6 +52,8 @@ final class WatchList extends OperationList {
      * Always true but in a model check (a test seam): false makes {@link #dropTombstones} compact the
      * array in place, the bug WatchListLincheckTest must catch (a walker holding the array then skips
      * an entry shifted under it). Costs no memory (the object's padding) and one read per compaction.
+     * Kept here because the bug is one line inside the compaction, which no test class can swap
+     * without copying the method it must check.
      */
     private final boolean copyOnCompact;
     /** The array of entries; a new one is published (volatile) after the direct entries' slots in it are written. */

@@ -122,7 +122,8 @@ public final class SystemTimer extends TaskHost implements Timer {
      * A deliberate bug, that a driven timer built for the model checks (SystemTimerLincheckTest) carries
      * so that the checks show they catch it, on this very code rather than on a copy of it. A timer of
      * the public constructors has none ({@code fault} is null): the reaper compares it once per round,
-     * never per task.
+     * never per task. Kept here rather than in a test subclass because each fault reorders two reads
+     * inside one reaper step, which no subclass or wrapper can reach without copying that step.
      */
     enum Fault {
         /**
