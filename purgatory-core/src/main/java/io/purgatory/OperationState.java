@@ -24,10 +24,10 @@ import java.util.concurrent.locks.LockSupport;
  * through purgatory-kafka's bridge. Nothing here is public or protected but the constructor. The
  * hooks a subclass implements ({@link #tryCompleteHook}, {@link #onCompleteHook},
  * {@link #onExpirationHook}, {@link #expiryDelayMs}) are package-private: {@code DelayedOperation}
- * overrides them; for any other class they go to the {@link ForeignOperations} the bridge registers
+ * overrides them; for any other class they go to the {@code ForeignOperations} the bridge registers
  * in {@code io.purgatory.internal}, which also hands the bridge the lock and the node's scheduling
- * ({@link StateControl}, implemented by {@link OperationDoors}). The timer runs and cancels the
- * expiry through the {@link NodeOwner} registered there, never through a method of the operation:
+ * ({@code StateControl}, implemented by {@code OperationDoors}). The timer runs and cancels the
+ * expiry through the {@code NodeOwner} registered there, never through a method of the operation:
  * no public or protected method of a subclass can run, cancel or add an operation's expiry.
  *
  * <h2>Exactly once</h2>
