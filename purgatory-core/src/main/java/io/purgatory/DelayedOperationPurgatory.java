@@ -3,7 +3,6 @@ package io.purgatory;
 import org.jspecify.annotations.Nullable;
 import io.purgatory.timer.SystemTimer;
 import io.purgatory.timer.Timer;
-import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -15,9 +14,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
-import java.util.concurrent.locks.LockSupport;
-import javax.management.JMException;
-import javax.management.MBeanServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,7 +63,7 @@ import org.slf4j.LoggerFactory;
  * removed lazily: when a {@code checkAndComplete} walks the list and finds a quarter of it dead, and
  * by a purge of every list once more than {@code purgeInterval} of them are linked. The purge runs
  * on the purgatory's reaper thread ({@code <name>-purge-reaper}), which looks at the count at least
- * every {@value #PURGE_POLL_MS} ms (Kafka's reaper: every 200 ms; more often while it finds purges
+ * every 100 ms (Kafka's reaper: every 200 ms; more often while it finds purges
  * to do) and rests four times as long as each purge took before the next (so more than
  * {@code purgeInterval} tombstones may linger meanwhile), or, with the reaper disabled, on the
  * thread whose completion crossed the threshold. A position index removes its own tombstones
@@ -104,18 +100,9 @@ import org.slf4j.LoggerFactory;
  *
  * @param <T> the operations it holds
  */
-public final class DelayedOperationPurgatory<T extends OperationState> implements AutoCloseable {
+public final class DelayedOperationPurgatory<T extends OperationState> extends OperationHost implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(DelayedOperationPurgatory.class);
-    /** The purge reaper rests this many times as long as its last purge took (see {@code reapPurges}). */
-    private static final long PURGE_REST_FACTOR = 4;
-    /**
-     * How often the purge reaper looks at the tombstone count (completions never wake it): every
-     * {@value #PURGE_POLL_MIN_NANOS} ns after a purge, backing off twofold per look that finds
-     * nothing to do, to every {@value #PURGE_POLL_MS} ms.
-     */
-    private static final long PURGE_POLL_MS = 100;
-    private static final long PURGE_POLL_MIN_NANOS = 250_000;
     /** The key under which operations offered with no keys are kept, so that close() finds them. */
     private static final Object NO_KEY = new Object() {
         @Override
@@ -134,8 +121,8 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
     private final PurgatoryMetrics metrics;
     private final AtomicBoolean purging = new AtomicBoolean();
     private final AtomicBoolean closing = new AtomicBoolean();
-    private final @Nullable Thread purgeReaper;
-    private final boolean mbeanRegistered;
+    private final @Nullable PurgeReaper purgeReaper;
+    private final @Nullable JmxRegistration jmx;
     private volatile boolean closed;
 
     /**
@@ -155,11 +142,9 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
         this.timer = given == null ? new SystemTimer(name) : given;
         this.purgeInterval = builder.purgeInterval;
         this.metrics = new PurgatoryMetrics(name, this::watched, this::numDelayed);
-        this.mbeanRegistered = registerMBean();
+        this.jmx = JmxRegistration.register(name, metrics);
         if (builder.reaperEnabled) {
-            purgeReaper = new Thread(this::reapPurges, name + "-purge-reaper");
-            purgeReaper.setDaemon(true);
-            purgeReaper.start();
+            purgeReaper = PurgeReaper.start(name, () -> counts.tombstones.sum() > purgeInterval, this::purge);
         } else {
             purgeReaper = null;
         }
@@ -322,14 +307,9 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
         boolean parked = false;
         operation.lock();
         try {
-            if (operation.purgatory != null) {
-                throw new IllegalStateException("operation already offered to purgatory "
-                        + operation.purgatory.name + ": " + operation);
-            }
-            if (operation.isDone()) {
+            if (!operation.offerTo(this)) {
                 return false;
             }
-            operation.purgatory = this;
             offeredAfterClose = closed;
             if (!offeredAfterClose) {
                 try {
@@ -526,7 +506,7 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
             if (op.isDone() || !op.cancelExpiry()) {
                 return false; // completed, or its expiry has fired and will complete it
             }
-            int released = release(op);
+            int released = op.unwatch();
             if (released >= 0) {
                 unwatched(released);
             }
@@ -550,6 +530,7 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
      *
      * @return the purgatory's name
      */
+    @Override
     public String name() {
         return name;
     }
@@ -565,6 +546,7 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
     }
 
     /** The timer that expires this purgatory's operations. */
+    @Override
     Timer timer() {
         return timer;
     }
@@ -589,15 +571,10 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
             takeList(key, this::expireOnClose);
         }
         if (purgeReaper != null) {
-            LockSupport.unpark(purgeReaper);
-            try {
-                purgeReaper.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            purgeReaper.stop();
         }
-        if (mbeanRegistered) {
-            unregisterMBean();
+        if (jmx != null) {
+            jmx.unregister();
         }
         if (ownsTimer) {
             timer.close();
@@ -612,8 +589,9 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
     // --- called by OperationState, under the operation's lock ---
 
     /** Unlinks and counts a completing operation, before its {@code onComplete} runs. */
+    @Override
     void completed(OperationState op, Completion how) {
-        int released = release(op);
+        int released = op.unwatch();
         boolean counted = how == Completion.COMPLETED || how == Completion.CANCELLED;
         if (!counted) {
             expired(op, how);
@@ -678,7 +656,7 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
      * unlinked and uncounted).
      */
     private void watching(OperationState op, @Nullable Watch watches, int linked) {
-        op.watches = watches;
+        op.watchOthers(watches);
         counts.linked.add(linked);
         delayed.increment();
     }
@@ -699,30 +677,6 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
         });
     }
 
-    /**
-     * Turns the operation's entries into tombstones; the caller counts them and stops counting the
-     * operation as delayed ({@link #unwatched}, or a walk's tally).
-     *
-     * @return the tombstones left in the lists (those of a position index are the index's own), or
-     *     -1 if the operation was not watching
-     */
-    private int release(OperationState op) {
-        assert op.isHeldByCurrentThread();
-        if (!op.isWatching()) {
-            return -1;
-        }
-        int released = 0;
-        if (op.firstList != null) {
-            op.firstList.clear(op);
-            op.firstList = null;
-            released++;
-        }
-        for (Watch w = op.watches; w != null; w = w.sibling) {
-            released += w.release();
-        }
-        op.watches = null;
-        return released;
-    }
 
     /**
      * An operation stopped watching, leaving {@code tombstones}: counts both; without a reaper,
@@ -782,36 +736,6 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
         watchLists.computeIfPresent(key, (k, current) -> current == list && list.detachIfEmpty() ? null : current);
     }
 
-    /**
-     * The purge reaper: looks at the tombstone count (every quarter of a millisecond after a purge,
-     * backing off to every {@value #PURGE_POLL_MS} ms while it finds nothing to do, so that an idle
-     * purgatory costs ten wake-ups a second and a busy one gets its tombstones removed about
-     * as soon as they pass the threshold), purges once it is past the threshold, then rests {@value #PURGE_REST_FACTOR} times as long as the purge took,
-     * so that it spends at most a fifth of a core on purges however fast operations complete (a purge
-     * walks every list: under a high completion rate the threshold is crossed again at once, and
-     * purging back to back took a core's quarter from the timer's threads). Completions never wake
-     * it: updating one shared count on every completion, and waking a thread from it, cost the
-     * completing threads more than the reaper's polls (40-50 ns per completion, measured). Tombstones reference
-     * nothing, so the wait costs a few bytes per tombstone, not the operations' payloads.
-     */
-    private void reapPurges() {
-        long pollNanos = PURGE_POLL_MIN_NANOS;
-        while (!closed) {
-            if (counts.tombstones.sum() <= purgeInterval) {
-                LockSupport.parkNanos(this, pollNanos); // close() unparks it
-                pollNanos = Math.min(2 * pollNanos, PURGE_POLL_MS * 1_000_000L);
-                continue;
-            }
-            pollNanos = PURGE_POLL_MIN_NANOS;
-            long start = System.nanoTime();
-            purge();
-            long restUntil = System.nanoTime() + PURGE_REST_FACTOR * (System.nanoTime() - start);
-            for (long rest; !closed && (rest = restUntil - System.nanoTime()) > 0; ) {
-                LockSupport.parkNanos(this, rest);
-            }
-        }
-    }
-
     /** Removes every tombstone from every list, and unmaps the lists left empty. */
     private void purge() {
         if (!purging.compareAndSet(false, true)) {
@@ -831,26 +755,6 @@ public final class DelayedOperationPurgatory<T extends OperationState> implement
             LOG.debug("Purgatory {}: purged {} completed watches", name, removed);
         } finally {
             purging.set(false);
-        }
-    }
-
-    private boolean registerMBean() {
-        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-        try {
-            server.registerMBean(metrics.mbean(), metrics.objectName());
-            return true;
-        } catch (JMException e) {
-            LOG.warn("Purgatory {}: metrics not registered over JMX ({}): is another purgatory open under the same name?",
-                    name, e.toString());
-            return false;
-        }
-    }
-
-    private void unregisterMBean() {
-        try {
-            ManagementFactory.getPlatformMBeanServer().unregisterMBean(metrics.objectName());
-        } catch (JMException e) {
-            LOG.debug("Purgatory {}: JMX unregistration failed", name, e);
         }
     }
 

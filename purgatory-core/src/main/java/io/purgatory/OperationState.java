@@ -2,6 +2,11 @@ package io.purgatory;
 
 import org.jspecify.annotations.Nullable;
 import io.purgatory.timer.Timer;
+import io.purgatory.internal.ForeignOperations;
+import io.purgatory.internal.NodeControl;
+import io.purgatory.internal.NodeOwner;
+import io.purgatory.internal.Secrets;
+import io.purgatory.internal.StateControl;
 import io.purgatory.timer.TimerNode;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -13,17 +18,17 @@ import java.util.concurrent.locks.LockSupport;
  * expiry in the timer's wheel. So a parked operation is one object, plus one {@link Watch} per key
  * after the first.
  *
- * <p>{@link DelayedOperation} is the public face of it. The class is public and abstract only so
- * that a class which cannot extend {@code DelayedOperation} can carry the state too: Kafka's own
- * {@code DelayedOperation}, which must extend Kafka's {@code TimerTask}, does so through a bridge
- * class in this package (the {@code purgatory-kafka} module). Everything here is package-private
- * but the timer's two calls, {@link #onDue} and {@link #timer}, which are final and take a
- * {@link TimerNode.Due} only a timer has; so no public or protected method of a subclass can run,
- * cancel or add an operation's expiry: the node's {@link TimerNode.Control}, which only this class
- * can hold, adds and cancels it. A subclass implements the package-private hooks
- * ({@link #tryCompleteHook}, {@link #onCompleteHook}, {@link #onExpirationHook},
- * {@link #expiryDelayMs}; a bridge may override {@link #expiryDue} and
- * {@link #expiryTimer}); only a class of this package can.
+ * <p><strong>Not for applications:</strong> extend {@link DelayedOperation}, its public face. This
+ * class is public only so that a class which cannot extend {@code DelayedOperation} can carry the
+ * state too: Kafka's own {@code TimerTask}, which Kafka's {@code DelayedOperation} extends, does so
+ * through purgatory-kafka's bridge. Nothing here is public or protected but the constructor. The
+ * hooks a subclass implements ({@link #tryCompleteHook}, {@link #onCompleteHook},
+ * {@link #onExpirationHook}, {@link #expiryDelayMs}) are package-private: {@code DelayedOperation}
+ * overrides them; for any other class they go to the {@code ForeignOperations} the bridge registers
+ * in {@code io.purgatory.internal}, which also hands the bridge the lock and the node's scheduling
+ * ({@code StateControl}, implemented by {@code OperationDoors}). The timer runs and cancels the
+ * expiry through the {@code NodeOwner} registered there, never through a method of the operation:
+ * no public or protected method of a subclass can run, cancel or add an operation's expiry.
  *
  * <h2>Exactly once</h2>
  * Completion happens under the lock and sets the completion from null to how it completed, once:
@@ -55,8 +60,8 @@ import java.util.concurrent.locks.LockSupport;
  */
 public abstract class OperationState extends TimerNode {
 
-    /** Adds and cancels the expiries of operations; this class's alone (see {@link TimerNode.Control}). */
-    private static final TimerNode.Control EXPIRY = TimerNode.Control.of(MethodHandles.lookup());
+    /** Adds and cancels the expiries of operations: the timer's control of the nodes that are not its own tasks. */
+    private static final NodeControl<TimerNode, Timer> EXPIRY;
     private static final VarHandle RETRY_PENDING;
     private static final VarHandle COMPLETION;
     private static final VarHandle OWNER;
@@ -79,6 +84,10 @@ public abstract class OperationState extends TimerNode {
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
+        EXPIRY = Secrets.nodeControl(); // TimerNode, the superclass, registered it when it was loaded
+        OperationDoors doors = new OperationDoors();
+        Secrets.registerNodeOwner(doors);
+        Secrets.registerStateControl(doors);
     }
 
     /**
@@ -102,72 +111,83 @@ public abstract class OperationState extends TimerNode {
     private volatile @Nullable Thread waiter;
 
     /** The purgatory this operation was offered to, or null. Guarded by lock. */
-    @Nullable DelayedOperationPurgatory<?> purgatory;
+    private @Nullable OperationHost purgatory;
     /** The list of the first key watched, where this operation is its own entry, or null. Guarded by lock. */
-    @Nullable WatchList firstList;
+    private @Nullable OperationList firstList;
     /** This operation's slot in {@code firstList}. Written under {@code firstList}'s monitor, read by its {@code clear} without it. */
-    int firstSlot;
+    private int firstSlot;
     /** Head of the watches for the keys other than the first (for every key, with positions), linked through {@link Watch#sibling}. Guarded by lock. */
-    @Nullable Watch watches;
+    private @Nullable Watch watches;
 
-    /** For {@link DelayedOperation} and bridges of this package. */
-    OperationState() {
+    /** For {@link DelayedOperation}, and for purgatory-kafka's bridge. */
+    protected OperationState() {
     }
 
-    // --- the hooks a subclass implements ---
+    // --- the hooks a subclass implements: DelayedOperation overrides them, a bridge's registered hooks serve the others ---
 
     /**
      * Checks whether the operation can complete now; if so, completes it ({@link #complete}) and
      * returns that call's result. Called under the lock; what it throws counts as false.
      */
-    abstract boolean tryCompleteHook();
+    boolean tryCompleteHook() {
+        return foreign().tryComplete(this);
+    }
 
     /** Runs exactly once, under the lock, on whichever path completed the operation. */
-    abstract void onCompleteHook();
+    void onCompleteHook() {
+        foreign().onComplete(this);
+    }
 
     /** Runs after {@link #onCompleteHook()} when the operation completed by expiring; the lock is released. */
-    abstract void onExpirationHook();
+    void onExpirationHook() {
+        foreign().onExpiration(this);
+    }
 
     /** How long after it is parked the operation expires, in milliseconds. */
-    abstract long expiryDelayMs();
+    long expiryDelayMs() {
+        return foreign().delayMs(this);
+    }
 
     /**
-     * The timer the operation's expiry was added to: its purgatory's. A bridge whose objects are
-     * also added to a timer directly (Kafka's {@code TimerTask}) keeps that timer and returns it.
+     * The timer the operation's expiry was added to: its purgatory's. A bridge's object that was
+     * never offered to a purgatory and was added to a timer directly (Kafka's plain {@code TimerTask})
+     * gives the timer its hooks keep.
      */
-    @Nullable Timer expiryTimer() {
-        DelayedOperationPurgatory<?> p = purgatory;
-        return p == null ? null : p.timer();
+    final @Nullable Timer expiryTimer() {
+        OperationHost p = purgatory;
+        if (p != null) {
+            return p.timer();
+        }
+        ForeignOperations<OperationState, Timer> f = Secrets.foreignOperations();
+        return f != null && f.owns(this) ? f.timer(this) : null;
     }
 
     /**
      * What the timer does when the operation's expiry is due, on its expiry thread: expires it
-     * ({@link Completion#EXPIRED}). A bridge whose objects are timer tasks as well (Kafka's
-     * {@code TimerTask}) runs them instead.
-     */
-    void expiryDue() {
-        expire(Completion.EXPIRED);
-    }
-
-    /**
-     * The timer's call when the expiry is due: {@link #expiryDue()}. Protected only because the timer
-     * is in another package; final, and it takes a {@link TimerNode.Due} that only a timer can pass,
-     * on an expiry that has in fact expired, so no subclass can call it to expire early.
+     * ({@link Completion#EXPIRED}). A bridge's state runs its own expiry instead (Kafka's
+     * {@code run()}, which completes it through the operation's own {@code forceComplete()}), offered
+     * to a purgatory or not.
      *
      * @throws IllegalStateException if the expiry has not expired
      */
-    @Override
-    protected final void onDue(TimerNode.@Nullable Due due) {
-        if (due == null || !EXPIRY.isExpired(this)) {
+    final void expiryDue() {
+        if (!EXPIRY.isExpired(this)) {
             throw new IllegalStateException("not expired: " + this);
         }
-        expiryDue();
+        ForeignOperations<OperationState, Timer> f = Secrets.foreignOperations();
+        if (f != null && f.owns(this)) {
+            f.runDue(this);
+        } else {
+            expire(Completion.EXPIRED);
+        }
     }
 
-    /** The timer the expiry was added to ({@link #expiryTimer()}); see {@link #onDue}. */
-    @Override
-    protected final @Nullable Timer timer(TimerNode.@Nullable Due due) {
-        return due == null ? null : expiryTimer();
+    private ForeignOperations<OperationState, Timer> foreign() {
+        ForeignOperations<OperationState, Timer> f = Secrets.foreignOperations();
+        if (f == null || !f.owns(this)) {
+            throw new IllegalStateException("an operation state that is neither a DelayedOperation nor a registered bridge's: " + getClass().getName());
+        }
+        return f;
     }
 
     // --- completion ---
@@ -193,6 +213,75 @@ public abstract class OperationState extends TimerNode {
         return firstList != null || watches != null;
     }
 
+    // --- what the purgatory and the watch lists do to the state, from above ---
+
+    /**
+     * Marks the operation offered to {@code host}, under the lock, unless it has completed already.
+     *
+     * @return false if it had completed (it is then not marked)
+     * @throws IllegalStateException if it was offered before, to any purgatory
+     */
+    final boolean offerTo(OperationHost host) {
+        assert isHeldByCurrentThread();
+        OperationHost p = purgatory;
+        if (p != null) {
+            throw new IllegalStateException("operation already offered to purgatory " + p.name() + ": " + this);
+        }
+        if (isDone()) {
+            return false;
+        }
+        purgatory = host;
+        return true;
+    }
+
+    /** The operation became the entry at {@code slot} of its first key's {@code list}; under the list's monitor. */
+    final void enteredFirst(OperationList list, int slot) {
+        firstList = list;
+        firstSlot = slot;
+    }
+
+    /** Its first key's list moved its entry to {@code slot} (a compaction); under the list's monitor. */
+    final void movedFirst(int slot) {
+        firstSlot = slot;
+    }
+
+    /** The slot of the operation's entry in its first key's list. */
+    final int firstSlot() {
+        return firstSlot;
+    }
+
+    /** The operation watches its other keys through {@code head}, linked through {@link Watch#sibling}; under the lock. */
+    final void watchOthers(@Nullable Watch head) {
+        assert isHeldByCurrentThread();
+        watches = head;
+    }
+
+    /**
+     * Turns every entry of the operation into a tombstone, under the lock; the caller counts them
+     * and stops counting the operation as delayed.
+     *
+     * @return the tombstones left in the lists (those of a position index are the index's own), or
+     *     -1 if the operation was not watching
+     */
+    final int unwatch() {
+        assert isHeldByCurrentThread();
+        if (!isWatching()) {
+            return -1;
+        }
+        int released = 0;
+        OperationList first = firstList;
+        if (first != null) {
+            first.clear(this);
+            firstList = null;
+            released++;
+        }
+        for (Watch w = watches; w != null; w = w.sibling) {
+            released += w.release();
+        }
+        watches = null;
+        return released;
+    }
+
     /**
      * Completes the operation as {@code how}, with {@code reason} for a cancellation, if it has not
      * completed yet: cancels its expiry, unlinks and counts it in its purgatory, then runs
@@ -214,7 +303,7 @@ public abstract class OperationState extends TimerNode {
             // retry protocol needs (maybeTryComplete), so a completion pays for one fence, not two
             COMPLETION.setRelease(this, reason != null && how == Completion.CANCELLED ? new CancelledFor(reason) : how);
             EXPIRY.cancel(this);
-            DelayedOperationPurgatory<?> p = purgatory;
+            OperationHost p = purgatory;
             if (p != null) {
                 p.completed(this, how);
             }

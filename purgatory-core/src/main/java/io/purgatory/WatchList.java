@@ -40,7 +40,7 @@ import java.util.Arrays;
  * it. Lock order: an operation's lock, then a map bin's lock, then this monitor; user code never
  * runs under this monitor.
  */
-final class WatchList {
+final class WatchList extends OperationList {
 
     private static final Object[] NONE = {};
     /** The fewest slots an array of entries gets. */
@@ -52,6 +52,8 @@ final class WatchList {
      * Always true but in a model check (a test seam): false makes {@link #dropTombstones} compact the
      * array in place, the bug WatchListLincheckTest must catch (a walker holding the array then skips
      * an entry shifted under it). Costs no memory (the object's padding) and one read per compaction.
+     * Kept here because the bug is one line inside the compaction, which no test class can swap
+     * without copying the method it must check.
      */
     private final boolean copyOnCompact;
     /** The array of entries; a new one is published (volatile) after the direct entries' slots in it are written. */
@@ -105,8 +107,7 @@ final class WatchList {
             index.add(position, watch);
         } else {
             if (entry instanceof OperationState op) {
-                op.firstList = this;
-                op.firstSlot = size;
+                op.enteredFirst(this, size);
             }
             append(entry);
         }
@@ -172,9 +173,10 @@ final class WatchList {
      * the other's variable, one sees the other's write. If a copy did race it, the entry may have
      * been copied live: it clears it again under the monitor, in the array the copy made.
      */
+    @Override
     void clear(OperationState op) {
         Object[] current = entries;
-        int slot = op.firstSlot; // written before the array it indexes was published
+        int slot = op.firstSlot(); // written before the array it indexes was published
         if (slot < current.length && current[slot] == op) {
             current[slot] = null;
         }
@@ -187,7 +189,7 @@ final class WatchList {
     /** {@link #clear} under the monitor, where no copy runs. */
     private synchronized void clearCopied(OperationState op) {
         Object[] current = entries;
-        int slot = op.firstSlot;
+        int slot = op.firstSlot();
         if (slot < size && current[slot] == op) {
             current[slot] = null;
         }
@@ -270,7 +272,7 @@ final class WatchList {
                 if (kept != null) {
                     kept[live] = entry;
                     if (entry instanceof OperationState op) {
-                        op.firstSlot = live;
+                        op.movedFirst(live);
                     }
                 }
                 live++;

@@ -2,6 +2,7 @@ package io.purgatory;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,51 +10,27 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.purgatory.timer.MockTimer;
 import io.purgatory.timer.Timer;
 import io.purgatory.timer.TimerNode;
-import java.lang.invoke.MethodHandles;
+import io.purgatory.internal.NodeControl;
+import io.purgatory.internal.NodeOwner;
+import io.purgatory.internal.Secrets;
+import io.purgatory.timer.TimerTask;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * An operation is its own timer node, and still nothing outside this package can run, cancel or
- * add its expiry: the node's control belongs to {@link OperationState} alone. Also the
+ * An operation is its own timer node, and still nothing a user's class can reach runs, cancels or
+ * adds its expiry: the timer reaches it through the owner registered in the internal package, and
+ * neither the operation nor the node has a public or protected member that does. Also the
  * package-private withdrawal that the Kafka bridge builds Kafka's {@code cancelForKey} on.
  */
 class OperationStateTest {
 
-    /** A user class that extends TimerNode directly: it gets a control, for its own nodes only, and keeps the Due it is run with. */
+    /** A user class that extends TimerNode directly: the timer's node control refuses it. */
     static final class ForeignNode extends TimerNode {
-        static final TimerNode.Control CONTROL = TimerNode.Control.of(MethodHandles.lookup());
-        private final MockTimer addedTo;
-        volatile Due keptDue;
-
-        ForeignNode(MockTimer addedTo) {
-            this.addedTo = addedTo;
-        }
-
-        @Override
-        protected void onDue(Due due) {
-            keptDue = due;
-        }
-
-        @Override
-        protected Timer timer(Due due) {
-            return addedTo;
-        }
-    }
-
-    /** A user's operation that tries to take the control of its nodes for itself, or to fall due early. */
-    static final class GreedyOperation extends TestOperation {
-        GreedyOperation() {
-            super(100);
-        }
-
-        static TimerNode.Control takeControl() {
-            return TimerNode.Control.of(MethodHandles.lookup());
-        }
-
-        void expireEarlyWith(TimerNode.Due due) {
-            onDue(due);
-        }
     }
 
     @Test
@@ -74,49 +51,42 @@ class OperationStateTest {
     }
 
     @Test
-    void noOtherClassCanTakeTheControlOfAnOperationsNode() {
-        assertThrows(IllegalArgumentException.class, GreedyOperation::takeControl, "a subclass of an operation is not the node's direct subclass");
-        assertThrows(IllegalArgumentException.class, () -> TimerNode.Control.of(MethodHandles.lookup()), "not a node class");
-        assertThrows(IllegalArgumentException.class,
-                () -> TimerNode.Control.of(MethodHandles.lookup().in(OperationState.class)),
-                "a lookup without private access to OperationState");
-
+    void aUsersOperationSeesNoTimerHookAndTheNodeHasNoMemberForIt() {
+        for (Class<?> c = TestOperation.class; c != Object.class; c = c.getSuperclass()) {
+            for (Method m : c.getDeclaredMethods()) {
+                if (c != TestOperation.class && (Modifier.isPublic(m.getModifiers()) || Modifier.isProtected(m.getModifiers()))) {
+                    assertTrue(c == DelayedOperation.class, "a public or protected method " + m + " above DelayedOperation");
+                }
+            }
+            for (Class<?> nested : c.getDeclaredClasses()) {
+                assertFalse(Modifier.isPublic(nested.getModifiers()), "a public nested type " + nested);
+            }
+            for (Field f : c.getDeclaredFields()) {
+                assertFalse(Modifier.isPublic(f.getModifiers()) || Modifier.isProtected(f.getModifiers()), "a visible field " + f);
+            }
+        }
+        assertEquals(List.of(), Arrays.stream(TimerNode.class.getDeclaredConstructors())
+                .filter(k -> !Modifier.isProtected(k.getModifiers())).map(Object::toString).toList(), "the node's one constructor is protected");
     }
 
     @Test
-    void aForeignControlCannotCancelRunOrAddAnOperation() {
+    void theNodeControlAddsOperationsOnlyAndCannotExpireOneEarly() {
         try (MockTimer timer = new MockTimer();
              DelayedOperationPurgatory<TestOperation> purgatory =
-                     DelayedOperationPurgatory.builder("OperationStateTest-foreign").timer(timer).reaperEnabled(false).build()) {
-            TestOperation parked = new TestOperation(100);
-            purgatory.tryCompleteElseWatch(parked, List.of("k"));
-            TestOperation fresh = new TestOperation(5);
-
-            assertThrows(IllegalArgumentException.class, () -> ForeignNode.CONTROL.cancel(parked));
-            assertThrows(IllegalArgumentException.class, () -> ForeignNode.CONTROL.add(timer, fresh, 0));
-            assertThrows(IllegalArgumentException.class, () -> ForeignNode.CONTROL.deadlineMs(parked));
-
-            timer.advance(100);
-            assertEquals(Completion.EXPIRED, parked.completion(), "its expiry still ran");
-            assertEquals(0, timer.size(), "the fresh operation was never added");
-            assertNull(fresh.completion());
-        }
-    }
-
-    @Test
-    void anOperationCannotBeMadeToFallDueEarlyWithATimersDue() {
-        try (MockTimer timer = new MockTimer();
-             DelayedOperationPurgatory<GreedyOperation> purgatory =
-                     DelayedOperationPurgatory.builder("OperationStateTest-due").timer(timer).reaperEnabled(false).build()) {
-            ForeignNode foreign = new ForeignNode(timer);
-            ForeignNode.CONTROL.add(timer, foreign, 1);
-            timer.advance(1);
-            assertTrue(foreign.keptDue != null, "the foreign node ran, and kept the Due it was given");
-            GreedyOperation op = new GreedyOperation();
+                     DelayedOperationPurgatory.builder("OperationStateTest-control").timer(timer).reaperEnabled(false).build()) {
+            TestOperation op = new TestOperation(100); // loads the operation state, which registers its doors
+            NodeControl<TimerNode, Timer> control = Secrets.nodeControl();
+            NodeOwner<TimerNode, Timer> owner = Secrets.nodeOwner();
+            assertNotNull(owner, "the operation state registered itself as the owner of foreign nodes");
+            assertThrows(IllegalArgumentException.class, () -> control.add(timer, new ForeignNode(), 0), "a stray node");
+            assertThrows(IllegalArgumentException.class, () -> control.add(timer, new TimerTask(0) {
+                @Override
+                public void run() {
+                }
+            }, 0), "a task is added by Timer.add");
             purgatory.tryCompleteElseWatch(op, List.of("k"));
 
-            assertThrows(IllegalStateException.class, () -> op.expireEarlyWith(foreign.keptDue));
-            assertThrows(IllegalStateException.class, () -> op.expireEarlyWith(null));
+            assertThrows(IllegalStateException.class, () -> owner.runDue(op), "not expired yet");
             assertNull(op.completion(), "still waiting");
             timer.advance(100);
             assertEquals(Completion.EXPIRED, op.completion(), "its timer expires it");

@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * <p>The wheel ({@link TimingWheel}) belongs to the reaper thread alone. Other threads hand work
  * over through lock-free stacks linked through the tasks themselves: {@link #add} pushes the
  * task on {@code added} (striped by thread, {@link AddStacks}, so that threads adding at once do not
- * fight over one head); a cancel ({@link TimerTask#cancel()}, {@link TimerNode.Control#cancel}) that wins against a task already in the wheel
+ * fight over one head); a cancel ({@link TimerTask#cancel()}, an operation's completion) that wins against a task already in the wheel
  * pushes it on {@code cancelled}, and the reaper unlinks it in O(1).
  *
  * <p>The reaper loop: take the cancellations, take the adds, move the wheel to the current tick
@@ -122,7 +122,8 @@ public final class SystemTimer extends TaskHost implements Timer {
      * A deliberate bug, that a driven timer built for the model checks (SystemTimerLincheckTest) carries
      * so that the checks show they catch it, on this very code rather than on a copy of it. A timer of
      * the public constructors has none ({@code fault} is null): the reaper compares it once per round,
-     * never per task.
+     * never per task. Kept here rather than in a test subclass because each fault reorders two reads
+     * inside one reaper step, which no subclass or wrapper can reach without copying that step.
      */
     enum Fault {
         /**

@@ -20,12 +20,12 @@ class TaskList extends TimerNode {
 
     /** A sentinel is never added to a timer, so never due. */
     @Override
-    protected final void onDue(@Nullable Due due) {
+    final void runDue() {
         throw new IllegalStateException("a list's sentinel is never due");
     }
 
     @Override
-    protected final @Nullable Timer timer(@Nullable Due due) {
+    final @Nullable TaskHost hostOf() {
         return null;
     }
 

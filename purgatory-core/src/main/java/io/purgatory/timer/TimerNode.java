@@ -1,17 +1,19 @@
 package io.purgatory.timer;
 
 import org.jspecify.annotations.Nullable;
+import io.purgatory.internal.NodeOwner;
+import io.purgatory.internal.Secrets;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
  * What a timer links into its wheel: the node of one pending expiry, its own list entry, so that
- * scheduling allocates nothing. Two kinds of class extend it. {@link TimerTask}, in this package, is
- * the public face: {@code Timer.add}, {@code cancel()}, {@code run()}. Any other class extends it
- * <em>directly</em>, from another package, to make its objects their own timer nodes without
- * exposing a way to run or cancel them early: it gets a {@link Control} for its objects, which only
- * that class can obtain, and which alone adds, cancels and runs them. (The purgatory's operation
- * state does so: an operation is its own expiry, and nothing public can run or cancel it.)
+ * scheduling allocates nothing. Applications extend {@link TimerTask}, its public face
+ * ({@code Timer.add}, {@code cancel()}, {@code run()}); this class has nothing an application can
+ * call or override. The purgatory's operations are their own timer nodes too: their class extends
+ * this one from {@code io.purgatory}, and the timer reaches them through an owner registered in the
+ * internal package ({@code io.purgatory.internal}, not for applications), never by a method of
+ * theirs that a subclass could see.
  *
  * <h2>Life cycle</h2>
  * <pre>
@@ -37,7 +39,7 @@ import java.lang.invoke.VarHandle;
  * {@link MockTimer}); {@code handoffNext} is written by the thread that pushes the node onto a
  * hand-off stack before the publishing compare-and-set. {@code state} is volatile, changed by
  * compare-and-set only. The node keeps no reference to its timer: a {@link TimerTask} does, and a
- * class with a {@link Control} knows it (an operation through its purgatory).
+ * foreign node's owner knows it (an operation through its purgatory).
  */
 public abstract class TimerNode {
 
@@ -57,6 +59,7 @@ public abstract class TimerNode {
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
+        Secrets.registerNodeControl(new ForeignNodeControl());
     }
 
     /** One of NEW to FIRING: a byte, so that an operation, which is a node, stays small. */
@@ -75,8 +78,9 @@ public abstract class TimerNode {
     @Nullable TimerNode handoffNext;
 
     /**
-     * For {@link TimerTask}, and for a class that extends this one directly and takes its
-     * {@link Control}; a node of any other class cannot be added to a timer.
+     * For {@link TimerTask}, this package's sentinels, and the purgatory's operation state, whose
+     * nodes the timer reaches through the {@link NodeOwner} it registers; a node of any other class
+     * cannot be added to a timer.
      */
     protected TimerNode() {
     }
@@ -84,31 +88,23 @@ public abstract class TimerNode {
     /**
      * What the timer calls when the node is due and was not cancelled, on its expiry thread (a
      * {@link SystemTimer}'s executor or reaper, the caller of {@link MockTimer#advance}): a
-     * {@link TimerTask} runs. {@code due} proves the call comes from a timer: only this package
-     * can make one, so a subclass cannot make its own node, or another, fall due early (and a
-     * node should check, with its {@link Control#isExpired}, that it has in fact expired).
-     *
-     * @param due the timer's proof; null from anyone else
+     * {@link TimerTask} runs; a foreign node is run by its owner.
      */
-    protected abstract void onDue(@Nullable Due due);
-
-    /**
-     * The timer this node was added to (the node keeps no reference to it: a {@link TimerTask}
-     * does, an operation knows its purgatory's), or null before it was added.
-     *
-     * @param due the timer's proof; null from anyone else
-     * @return the timer, or null
-     */
-    protected abstract @Nullable Timer timer(@Nullable Due due);
-
-    /** What the timer calls when the node is due. */
     void runDue() {
-        onDue(Due.TOKEN);
+        foreignOwner().runDue(this);
     }
 
-    /** The timer this node was added to, as its host, or null. */
+    /** The timer this node was added to, as its host, or null before it was added. */
     @Nullable TaskHost hostOf() {
-        return timer(Due.TOKEN) instanceof TaskHost host ? host : null;
+        return foreignOwner().timerOf(this) instanceof TaskHost host ? host : null;
+    }
+
+    private static NodeOwner<TimerNode, Timer> foreignOwner() {
+        NodeOwner<TimerNode, Timer> owner = Secrets.nodeOwner();
+        if (owner == null) {
+            throw new IllegalStateException("a foreign timer node, and no owner of such nodes is registered");
+        }
+        return owner;
     }
 
     /**
@@ -200,126 +196,5 @@ public abstract class TimerNode {
     /** Whether the node is linked into a bucket. */
     final boolean isLinked() {
         return prev != null;
-    }
-
-    /**
-     * The timer machinery for the nodes of one class that extends {@link TimerNode} directly from
-     * another package: add, cancel, read the deadline. Only that class can obtain it ({@link #of}
-     * takes a full-privilege lookup of it), and it refuses nodes of any other class: so a subclass of
-     * that class, or anyone else, can neither cancel its nodes nor add them to a timer. (Running them
-     * takes a {@link Due}, which only a timer has.)
-     *
-     * <p>Thread-safe: immutable, and the node operations are those of the node's timer.
-     */
-    public static final class Control {
-
-        private final Class<?> owner;
-
-        private Control(Class<?> owner) {
-            this.owner = owner;
-        }
-
-        /**
-         * The control of the lookup's class, which must extend {@link TimerNode} directly; call it
-         * from that class, with {@code MethodHandles.lookup()}, and keep it private.
-         *
-         * @param lookup {@code MethodHandles.lookup()} of the class that extends TimerNode
-         * @return the control of that class's nodes
-         * @throws IllegalArgumentException if the lookup lacks full privilege, or its class does not
-         *     extend TimerNode directly
-         */
-        public static Control of(MethodHandles.Lookup lookup) {
-            Class<?> owner = lookup.lookupClass();
-            if (!lookup.hasFullPrivilegeAccess() || owner.getSuperclass() != TimerNode.class || owner == TimerTask.class) {
-                throw new IllegalArgumentException("a control is for the class that extends TimerNode directly, from its own lookup: " + lookup);
-            }
-            return new Control(owner);
-        }
-
-        /**
-         * Adds the node to {@code timer}, to be due {@code delayMs} from now (see {@link Timer#add});
-         * a node cancelled before does nothing. The node's {@link TimerNode#timer} must give this
-         * timer from now on.
-         *
-         * @param timer the timer to add it to
-         * @param node the node, of this control's class
-         * @param delayMs how long from now it is due, in milliseconds; not negative
-         * @throws IllegalArgumentException if the node is not of this control's class, or the timer is
-         *     not one of this library's ({@link SystemTimer}, {@link MockTimer})
-         * @throws IllegalStateException if the node was already added to a timer, or the timer is closed
-         */
-        public void add(Timer timer, TimerNode node, long delayMs) {
-            check(node);
-            if (!(timer instanceof TaskHost host)) {
-                throw new IllegalArgumentException("not a timer of this library: " + timer);
-            }
-            if (node.queue()) {
-                host.start(node, host.deadlineAfter(delayMs));
-            }
-        }
-
-        /**
-         * Cancels the node (see {@link TimerTask#cancel()}).
-         *
-         * @return true if this call cancelled it
-         * @param node the node, of this control's class
-         * @throws IllegalArgumentException if the node is not of this control's class
-         */
-        public boolean cancel(TimerNode node) {
-            check(node);
-            return node.cancelNode();
-        }
-
-        /**
-         * True once the node has expired: its timer took it to run (it then calls {@link TimerNode#onDue}).
-         *
-         * @param node the node, of this control's class
-         * @return whether it expired
-         */
-        public boolean isExpired(TimerNode node) {
-            check(node);
-            return node.state == EXPIRED;
-        }
-
-        /**
-         * True once the node was cancelled.
-         *
-         * @param node the node, of this control's class
-         * @return whether it was cancelled
-         */
-        public boolean isCancelled(TimerNode node) {
-            check(node);
-            return node.state == CANCELLED;
-        }
-
-        /**
-         * The deadline the node is due at, in ms on its timer's clock ({@link Timer#nowMs()}): it runs at
-         * or after it. Meaningful once the node was added.
-         *
-         * @param node the node, of this control's class
-         * @return the deadline, in milliseconds on its timer's clock; {@code Long.MAX_VALUE} before it was added
-         */
-        public long deadlineMs(TimerNode node) {
-            check(node);
-            TaskHost h = node.state == NEW ? null : node.hostOf();
-            return h == null ? Long.MAX_VALUE : h.deadlineMsOfTick(node.dueTick);
-        }
-
-        private void check(TimerNode node) {
-            if (!owner.isInstance(node)) {
-                throw new IllegalArgumentException("not a node of " + owner.getName() + ": " + node);
-            }
-        }
-    }
-
-    /**
-     * Proof that a call to {@link #onDue} or {@link #timer} comes from this package's timers: it
-     * cannot be made elsewhere, and the timers pass it to the node being run only. Immutable.
-     */
-    public static final class Due {
-        static final Due TOKEN = new Due();
-
-        private Due() {
-        }
     }
 }

@@ -135,12 +135,7 @@ public abstract class TimerTask extends TimerNode implements Runnable {
 
     /** Runs the task: a timer's call ({@link #run()} is the task's own entry point). */
     @Override
-    protected final void onDue(@Nullable Due due) {
+    final void runDue() {
         run();
-    }
-
-    @Override
-    protected final @Nullable Timer timer(@Nullable Due due) {
-        return host instanceof Timer t ? t : null;
     }
 }

@@ -19,7 +19,7 @@ import picocli.CommandLine.Spec;
  * is reported in one line, naming it, with exit code 2; an address it cannot listen on, in one line
  * with exit code 1. Not thread-safe; a command-line main.
  */
-@Command(name = "example-kv-longpoll", mixinStandardHelpOptions = true, showDefaultValues = true, version = "0.1.0-SNAPSHOT",
+@Command(name = "example-kv-longpoll", mixinStandardHelpOptions = true, showDefaultValues = true, version = "1.0.0-SNAPSHOT",
         usageHelpWidth = 110,
         description = {
             "A key-value store over HTTP with Consul-style blocking queries, its waits in purgatory-core's Waiters:",

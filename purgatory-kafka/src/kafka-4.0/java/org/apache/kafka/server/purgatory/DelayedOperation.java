@@ -1,7 +1,7 @@
 package org.apache.kafka.server.purgatory;
 
 import io.purgatory.Completion;
-import io.purgatory.KafkaOperationLock;
+import io.purgatory.kafka.KafkaOperationLock;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.locks.Lock;

@@ -1,6 +1,6 @@
 package org.apache.kafka.server.util.timer;
 
-import io.purgatory.KafkaTaskState;
+import io.purgatory.kafka.KafkaTaskState;
 
 /**
  * Kafka's timer task, as in kafka-server-common 4.4.0: {@link #run()} runs once, {@link #delayMs} after

@@ -1,5 +1,11 @@
-package io.purgatory;
+package io.purgatory.kafka;
 
+import io.purgatory.Completion;
+import io.purgatory.DelayedOperationPurgatory;
+import io.purgatory.OperationState;
+import io.purgatory.internal.ForeignOperations;
+import io.purgatory.internal.Secrets;
+import io.purgatory.internal.StateControl;
 import io.purgatory.timer.Timer;
 import java.util.List;
 
@@ -8,17 +14,19 @@ import java.util.List;
  * timer task (and Kafka's {@code DelayedOperation}, which extends it) is its own node in the core
  * timer's wheel and carries the core operation state, with no second object.
  *
- * <p>It lives in {@code io.purgatory} (a split package: purgatory-core has no {@code module-info},
- * and the module's jar holds both halves) because the state's hooks are package-private. What Kafka's
- * classes need is here as protected members with a {@code purgatory} prefix, so that no name of
- * Kafka's (or of a Kafka subclass) can clash: the hooks as abstract methods, completion, and the
- * node's scheduling. Nothing is public, and nothing here runs or cancels an operation's expiry from
- * outside the Kafka class hierarchy.
+ * <p>The state's hooks and machinery are package-private in the core; this class reaches them
+ * through the core's internal package ({@code io.purgatory.internal}): it registers its
+ * {@link ForeignOperations} there, which the state calls for its hooks, and takes the state's
+ * {@link StateControl} from there. What Kafka's classes need is here as protected members with a
+ * {@code purgatory} prefix, so that no name of Kafka's (or of a Kafka subclass) can clash: the hooks
+ * as abstract methods, completion, and the node's scheduling. Nothing is public, and nothing here
+ * runs or cancels an operation's expiry from outside the Kafka class hierarchy.
  *
  * <p>An object is either an operation offered to a core purgatory, or a plain Kafka timer task added
  * to the module's {@code SystemTimer}. Either way, when its node is due it runs
  * {@link #purgatoryRunDue()}, Kafka's {@code run()}: an operation's expiry goes through its own
- * {@code forceComplete()} and {@code onExpiration()}, as on Kafka's timer.
+ * {@code forceComplete()} and {@code onExpiration()}, as on Kafka's timer, and a completion on that
+ * thread inside it counts as expired.
  *
  * <p>The state's lock is core's, built into the object; Kafka's {@code DelayedOperation.lock} is a
  * {@code ReentrantLock} view of it (the {@code purgatoryLock...} methods), so a Kafka operation
@@ -29,8 +37,15 @@ import java.util.List;
  */
 public abstract class KafkaTaskState extends OperationState {
 
+    private static final StateControl<KafkaTaskState, DelayedOperationPurgatory<? extends KafkaTaskState>, Timer> STATE =
+            Secrets.stateControl();
+
     /** The task whose expiry this thread is running, so that its completion counts as expired. */
     private static final ThreadLocal<KafkaTaskState> EXPIRING = new ThreadLocal<>();
+
+    static {
+        Secrets.registerForeignOperations(new Hooks());
+    }
 
     protected KafkaTaskState() {
     }
@@ -58,47 +73,6 @@ public abstract class KafkaTaskState extends OperationState {
     /** The core timer a plain task (not offered to a purgatory) was linked into, or null. */
     protected abstract Timer purgatoryTimer();
 
-    @Override
-    final boolean tryCompleteHook() {
-        return purgatoryTryComplete();
-    }
-
-    @Override
-    final void onCompleteHook() {
-        purgatoryOnComplete();
-    }
-
-    @Override
-    final void onExpirationHook() {
-        purgatoryOnExpiration();
-    }
-
-    @Override
-    final long expiryDelayMs() {
-        return purgatoryDelayMs();
-    }
-
-    @Override
-    final Timer expiryTimer() {
-        return purgatory != null ? super.expiryTimer() : purgatoryTimer();
-    }
-
-    /**
-     * The expiry is due: Kafka's {@code run()} runs, on an operation as on a plain task, as Kafka's own
-     * timer runs it. For an operation that is {@code if (forceComplete()) onExpiration()}, through
-     * whatever the subclass overrides; a completion inside it, on this thread, is counted as expired.
-     */
-    @Override
-    final void expiryDue() {
-        KafkaTaskState outer = EXPIRING.get();
-        EXPIRING.set(this);
-        try {
-            purgatoryRunDue();
-        } finally {
-            EXPIRING.set(outer);
-        }
-    }
-
     // --- what Kafka's classes call ---
 
     /**
@@ -106,12 +80,12 @@ public abstract class KafkaTaskState extends OperationState {
      * view of it: takes it, waiting as long as it takes.
      */
     protected final void purgatoryLockTake() {
-        lock();
+        STATE.lock(this);
     }
 
     /** Takes the state's lock if it is free or held by this thread; never waits. */
     protected final boolean purgatoryLockTry() {
-        return tryLock();
+        return STATE.tryLock(this);
     }
 
     /**
@@ -121,22 +95,22 @@ public abstract class KafkaTaskState extends OperationState {
      * @return false if the time ran out first
      */
     protected final boolean purgatoryLockTakeInterruptibly(long timeoutNanos) throws InterruptedException {
-        return lockInterruptibly(timeoutNanos);
+        return STATE.lockInterruptibly(this, timeoutNanos);
     }
 
     /** Releases one hold of the state's lock; throws {@code IllegalMonitorStateException} if this thread holds none. */
     protected final void purgatoryLockRelease() {
-        unlock();
+        STATE.unlock(this);
     }
 
     /** How many times this thread holds the state's lock. */
     protected final int purgatoryLockHoldCount() {
-        return holdCount();
+        return STATE.holdCount(this);
     }
 
     /** True if some thread holds the state's lock. */
     protected final boolean purgatoryLockIsLocked() {
-        return isLocked();
+        return STATE.isLocked(this);
     }
 
     /**
@@ -145,7 +119,7 @@ public abstract class KafkaTaskState extends OperationState {
      * on the expiry thread), as {@link Completion#COMPLETED} otherwise.
      */
     protected final boolean purgatoryComplete() {
-        return complete(EXPIRING.get() == this ? Completion.EXPIRED : Completion.COMPLETED, null);
+        return STATE.complete(this, EXPIRING.get() == this);
     }
 
     /**
@@ -156,17 +130,17 @@ public abstract class KafkaTaskState extends OperationState {
      * @return true if this call completed the operation
      */
     protected final boolean purgatoryRetryIfPending() {
-        return retryIfPending();
+        return STATE.retryIfPending(this);
     }
 
     /** How the operation completed, or null while it has not. */
     protected final Completion purgatoryCompletion() {
-        return completedAs();
+        return (Completion) STATE.completion(this);
     }
 
     /** True while this object's node was never scheduled nor cancelled: a node is scheduled once, by a purgatory or by a plain task's first add. */
     protected final boolean purgatoryNodeUnused() {
-        return deadlineMs() == Long.MAX_VALUE && !isExpiryCancelled();
+        return STATE.nodeUnused(this);
     }
 
     /**
@@ -176,23 +150,69 @@ public abstract class KafkaTaskState extends OperationState {
      * @throws IllegalStateException if the node was used before, or the timer is closed
      */
     protected final void purgatorySchedule(Timer timer, long delayMs) {
-        scheduleExpiry(timer, delayMs);
+        STATE.schedule(this, timer, delayMs);
     }
 
     /** Takes the node off its timer without completing anything (Kafka's {@code TimerTask.cancel()}). */
     protected final boolean purgatoryCancelNode() {
-        return cancelExpiry();
+        return STATE.cancelNode(this);
     }
 
     /** A core purgatory of Kafka operations, for Kafka's {@code DelayedOperationPurgatory}. */
+    @SuppressWarnings("unchecked") // the purgatory is built for states, and Kafka's hands it T only
     protected static <T extends KafkaTaskState> DelayedOperationPurgatory<T> purgatoryOfKafka(
             String name, Timer timer, int purgeInterval, boolean reaperEnabled) {
-        return DelayedOperationPurgatory.<T>builderOfStates(name).timer(timer).purgeInterval(purgeInterval)
-                .reaperEnabled(reaperEnabled).build();
+        return (DelayedOperationPurgatory<T>) STATE.purgatory(name, timer, purgeInterval, reaperEnabled);
     }
 
     /** Kafka's {@code cancelForKey}: the key's pending operations, off the purgatory and not completed. */
+    @SuppressWarnings("unchecked") // the key's operations were offered to a purgatory of T
     protected static <T extends KafkaTaskState> List<T> purgatoryWithdraw(DelayedOperationPurgatory<T> purgatory, Object key) {
-        return purgatory.withdrawForKey(key);
+        return (List<T>) STATE.withdraw(purgatory, key);
+    }
+
+    /** The hooks the core's operation state calls for a Kafka task: its abstract methods above. Stateless. */
+    private static final class Hooks implements ForeignOperations<KafkaTaskState, Timer> {
+
+        @Override
+        public boolean owns(Object state) {
+            return state instanceof KafkaTaskState;
+        }
+
+        @Override
+        public boolean tryComplete(KafkaTaskState state) {
+            return state.purgatoryTryComplete();
+        }
+
+        @Override
+        public void onComplete(KafkaTaskState state) {
+            state.purgatoryOnComplete();
+        }
+
+        @Override
+        public void onExpiration(KafkaTaskState state) {
+            state.purgatoryOnExpiration();
+        }
+
+        @Override
+        public long delayMs(KafkaTaskState state) {
+            return state.purgatoryDelayMs();
+        }
+
+        @Override
+        public void runDue(KafkaTaskState state) {
+            KafkaTaskState outer = EXPIRING.get();
+            EXPIRING.set(state);
+            try {
+                state.purgatoryRunDue();
+            } finally {
+                EXPIRING.set(outer);
+            }
+        }
+
+        @Override
+        public Timer timer(KafkaTaskState state) {
+            return state.purgatoryTimer();
+        }
     }
 }

@@ -1,4 +1,4 @@
-package io.purgatory;
+package io.purgatory.kafka;
 
 import java.util.concurrent.locks.ReentrantLock;
 
