@@ -9,8 +9,8 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
-echo "== building (mvn -B -q -DskipTests package -pl purgatory-kafka,purgatory-kafka-cluster -am)"
-mvn -B -q -DskipTests package -pl purgatory-kafka,purgatory-kafka-cluster -am
+echo "== building (mvn -B -q -DskipTests package -pl purgatory-kafka/kafka-4.4,purgatory-kafka-cluster -am)"
+mvn -B -q -DskipTests package -pl purgatory-kafka/kafka-4.4,purgatory-kafka-cluster -am
 
 exec java -cp "purgatory-kafka-cluster/target/classes:$(cat purgatory-kafka-cluster/target/runtime.classpath)" \
   io.purgatory.kafka.cluster.KafkaDemo "$@"

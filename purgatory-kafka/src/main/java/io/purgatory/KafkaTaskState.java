@@ -15,9 +15,10 @@ import java.util.List;
  * node's scheduling. Nothing is public, and nothing here runs or cancels an operation's expiry from
  * outside the Kafka class hierarchy.
  *
- * <p>An object is either an operation offered to a core purgatory (its expiry is the core's: expire,
- * then {@code onExpiration}), or a plain Kafka timer task added to the module's {@code SystemTimer}
- * (its node runs {@link #purgatoryRunDue()}).
+ * <p>An object is either an operation offered to a core purgatory, or a plain Kafka timer task added
+ * to the module's {@code SystemTimer}. Either way, when its node is due it runs
+ * {@link #purgatoryRunDue()}, Kafka's {@code run()}: an operation's expiry goes through its own
+ * {@code forceComplete()} and {@code onExpiration()}, as on Kafka's timer.
  *
  * <p>The state's lock is core's, built into the object; Kafka's {@code DelayedOperation.lock} is a
  * {@code ReentrantLock} view of it (the {@code purgatoryLock...} methods), so a Kafka operation
@@ -27,6 +28,9 @@ import java.util.List;
  * timer, from any thread.
  */
 public abstract class KafkaTaskState extends OperationState {
+
+    /** The task whose expiry this thread is running, so that its completion counts as expired. */
+    private static final ThreadLocal<KafkaTaskState> EXPIRING = new ThreadLocal<>();
 
     protected KafkaTaskState() {
     }
@@ -39,13 +43,16 @@ public abstract class KafkaTaskState extends OperationState {
     /** Runs once, under the state's lock, when the operation completes; {@link #purgatoryCompletion()} says how. */
     protected abstract void purgatoryOnComplete();
 
-    /** Runs after {@link #purgatoryOnComplete()} when the operation expired. */
+    /**
+     * Runs after {@link #purgatoryOnComplete()} when core expires the operation itself: only when its
+     * purgatory closes ({@link Completion#CLOSED}). A due expiry runs {@link #purgatoryRunDue()} instead.
+     */
     protected abstract void purgatoryOnExpiration();
 
     /** The delay of the expiry, in ms, not negative. */
     protected abstract long purgatoryDelayMs();
 
-    /** What a plain task (not offered to a purgatory) does when its node is due: Kafka's {@code run()}. */
+    /** What the task does when its node is due: Kafka's {@code run()} (for an operation, its expiry). */
     protected abstract void purgatoryRunDue();
 
     /** The core timer a plain task (not offered to a purgatory) was linked into, or null. */
@@ -76,12 +83,19 @@ public abstract class KafkaTaskState extends OperationState {
         return purgatory != null ? super.expiryTimer() : purgatoryTimer();
     }
 
+    /**
+     * The expiry is due: Kafka's {@code run()} runs, on an operation as on a plain task, as Kafka's own
+     * timer runs it. For an operation that is {@code if (forceComplete()) onExpiration()}, through
+     * whatever the subclass overrides; a completion inside it, on this thread, is counted as expired.
+     */
     @Override
     final void expiryDue() {
-        if (purgatory != null) { // set under the lock before the purgatory scheduled the node: the timer's hand-off publishes it
-            super.expiryDue();
-        } else {
+        KafkaTaskState outer = EXPIRING.get();
+        EXPIRING.set(this);
+        try {
             purgatoryRunDue();
+        } finally {
+            EXPIRING.set(outer);
         }
     }
 
@@ -125,9 +139,13 @@ public abstract class KafkaTaskState extends OperationState {
         return isLocked();
     }
 
-    /** Completes the operation ({@link Completion#COMPLETED}) if nothing did yet: cancels its expiry, runs the completion hook. */
+    /**
+     * Completes the operation if nothing did yet: cancels its expiry, runs the completion hook. It counts
+     * as {@link Completion#EXPIRED} when called by the operation's own expiry (Kafka's {@code run()},
+     * on the expiry thread), as {@link Completion#COMPLETED} otherwise.
+     */
     protected final boolean purgatoryComplete() {
-        return complete(Completion.COMPLETED, null);
+        return complete(EXPIRING.get() == this ? Completion.EXPIRED : Completion.COMPLETED, null);
     }
 
     /**

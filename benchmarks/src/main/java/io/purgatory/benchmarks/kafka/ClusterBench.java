@@ -117,7 +117,7 @@ public final class ClusterBench implements Callable<Integer> {
     private Path brokerClasspath = Path.of("kafka-brokers/4.4.0/target/broker.classpath");
 
     @Option(names = "--module-jar", description = "The purgatory-kafka jar (mvn -B -q -pl purgatory-kafka -am package -DskipTests).")
-    private Path moduleJar = Path.of("purgatory-kafka/target/purgatory-kafka-0.1.0-SNAPSHOT.jar");
+    private Path moduleJar = Path.of("purgatory-kafka/kafka-4.4/target/purgatory-kafka-4.4-0.1.0-SNAPSHOT.jar");
 
     @Option(names = "--work-dir", description = "Where the rounds' brokers keep their files and logs.")
     private Path workDir = Path.of("target/cluster-bench");

@@ -25,7 +25,7 @@ import picocli.CommandLine.Option;
  * <p>The stock side's class path is this JVM's ({@code benchmarks.jar}, with kafka-server-common in
  * it); the module's puts {@code --module-jar} ahead of it, as an operator puts the jar ahead of
  * Kafka's. Run: {@code java -cp benchmarks/target/benchmarks.jar io.purgatory.benchmarks.kafka.KafkaSideBySide
- * --module-jar purgatory-kafka/target/purgatory-kafka-0.1.0-SNAPSHOT.jar --rounds 3 -- --mode throughput --keys 3}.
+ * --module-jar purgatory-kafka/kafka-4.4/target/purgatory-kafka-4.4-0.1.0-SNAPSHOT.jar --rounds 3 -- --mode throughput --keys 3}.
  * Not thread-safe: run once per JVM.
  */
 @Command(name = "kafka-side-by-side", mixinStandardHelpOptions = true,

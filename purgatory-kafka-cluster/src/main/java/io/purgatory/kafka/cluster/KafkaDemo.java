@@ -57,7 +57,7 @@ public final class KafkaDemo implements Callable<Integer> {
     private Path brokerClasspath = Path.of("kafka-brokers/4.4.0/target/broker.classpath");
 
     @Option(names = "--module-jar", description = "The purgatory-kafka jar.")
-    private Path moduleJar = Path.of("purgatory-kafka/target/purgatory-kafka-0.1.0-SNAPSHOT.jar");
+    private Path moduleJar = Path.of("purgatory-kafka/kafka-4.4/target/purgatory-kafka-4.4-0.1.0-SNAPSHOT.jar");
 
     @Option(names = "--work-dir", description = "Where the brokers keep their data and logs (cleared first).")
     private Path workDir = Path.of("target/demo-kafka");
