@@ -36,7 +36,12 @@ class KafkaBrokerTestsOnTheModuleTest {
     private static final String TIMER = "org.apache.kafka.server.util.timer.SystemTimer";
 
     static List<KafkaLine> lines() throws IOException {
-        return KafkaLine.parse(System.getProperty("purgatory.kafka.brokerTests.lines", ""),
+        return lines("purgatory.kafka.brokerTests.lines");
+    }
+
+    /** The lines named by a system property ({@code line=version,...}), with their class paths and jars. */
+    static List<KafkaLine> lines(String property) throws IOException {
+        return KafkaLine.parse(System.getProperty(property, ""),
                 Path.of(System.getProperty("purgatory.kafka.brokerTests.linesDir", "lines")),
                 System.getProperty("purgatory.kafka.brokerTests.moduleJar", ""));
     }

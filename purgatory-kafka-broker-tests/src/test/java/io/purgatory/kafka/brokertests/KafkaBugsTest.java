@@ -26,7 +26,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class KafkaBugsTest {
 
     static List<KafkaLine> lines() throws IOException {
-        return KafkaBrokerTestsOnTheModuleTest.lines();
+        return KafkaBrokerTestsOnTheModuleTest.lines("purgatory.kafka.bugs.lines");
     }
 
     @ParameterizedTest(name = "{0}")
