@@ -52,8 +52,8 @@ import org.slf4j.LoggerFactory;
  * <p>A connection that has read nothing for the idle timeout ({@link IdleStateEvent} from the
  * pipeline's {@code IdleStateHandler}) and owes no response is closed.
  *
- * <p>When the connection closes, its parked produces leave the purgatory at once
- * ({@link ResponseQueue#abandon}): a Kafka broker keeps them until their timeout.
+ * <p>When the connection closes, its parked produces, fetches and delete-records leave their
+ * purgatories at once ({@link ResponseQueue#abandon}): a Kafka broker keeps them until their timeout.
  *
  * <p>It owns the connection's {@link ResponseQueue}: responses, the end of a request's handling and
  * the broker's shutdown reach it as pipeline events ({@link ConnectionEvent}) or event-loop tasks,
