@@ -69,7 +69,7 @@ trap stop_broker EXIT
 
 echo "== starting demo-broker: topic demo with 3 partitions, followers 1 and 2; replica 2 stalls 4 s of every 7 s and"
 echo "   leaves the ISR after 2 s of a stall (--replica-lag-time-max-ms 2000; Kafka's default is 30 s)"
-java -jar demo-broker/target/demo-broker.jar --port 0 --port-file "$work/port" \
+java -XX:+ExitOnOutOfMemoryError -jar demo-broker/target/demo-broker.jar --port 0 --port-file "$work/port" \
   --http-port "${DEMO_HTTP_PORT:-0}" --http-port-file "$work/http-port" \
   --topic demo:3 --replicas 2 --replica-lag-ms 5 --replica-lag-jitter-ms 3 --replica-lag-time-max-ms 2000 \
   --stall-replica 2 --healthy-ms 3000 --stall-ms 4000 --group-initial-rebalance-delay-ms 500 &

@@ -4,6 +4,7 @@ import io.purgatory.demo.broker.cluster.Partition;
 import io.purgatory.demo.broker.config.BrokerConfig;
 import io.purgatory.demo.broker.config.BrokerSettings;
 import io.purgatory.demo.broker.http.DashboardServer;
+import io.purgatory.demo.broker.metrics.OutOfMemoryExit;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -18,6 +19,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.IntConsumer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
@@ -27,7 +29,9 @@ import picocli.CommandLine;
  * The {@code demo-broker} command: parses options, starts a {@link DemoBroker}, and closes it on
  * SIGTERM or Ctrl-C (answering parked requests first); unless {@code --http-port -1}, it also serves
  * the {@link DashboardServer dashboard and metrics}. Exit status: 0 after the console's {@code quit},
- * the JVM's 130 or 143 after Ctrl-C or SIGTERM (once parked requests are answered), 1 when the
+ * the JVM's 130 or 143 after Ctrl-C or SIGTERM (once parked requests are answered, or 143 after
+ * {@value #SHUTDOWN_BOUND_MS} ms if they cannot be), 3 at once on an {@link OutOfMemoryError}
+ * ({@link OutOfMemoryExit}), 1 when the
  * Kafka or the dashboard port cannot be bound or {@code --port-file} cannot be written, 2 for
  * invalid options, all checked before anything starts. Every error is one line, without a stack trace or an exception's text.
  *
@@ -69,6 +73,8 @@ import picocli.CommandLine;
             "Stop it with Ctrl-C or SIGTERM: parked requests are answered (NOT_LEADER_OR_FOLLOWER) before connections close."})
 public final class BrokerMain implements Callable<Integer> {
     static final String CONSOLE_COMMANDS = "commands: stall ID | resume ID | isr | quit";
+    /** The status the JVM exits with after SIGTERM (128 + 15). */
+    static final int SIGTERM_STATUS = 143;
 
     @Spec
     CommandSpec spec;
@@ -76,7 +82,11 @@ public final class BrokerMain implements Callable<Integer> {
     /** The settings' values, read from the options picocli parsed ({@link BrokerSettings#addTo}) when {@link #call()} starts. */
     private BrokerConfig config;
 
+    /** How long SIGTERM or Ctrl-C waits for the broker to answer what is parked and close; then the process halts. */
+    static final long SHUTDOWN_BOUND_MS = 15_000;
+
     public static void main(String[] args) {
+        OutOfMemoryExit.installAsDefaultHandler();
         System.exit(commandLine().execute(args));
     }
 
@@ -126,7 +136,7 @@ public final class BrokerMain implements Callable<Integer> {
         };
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            stop.run();
+            runWithin(stop, SHUTDOWN_BOUND_MS, System.err, status -> Runtime.getRuntime().halt(status));
             stopped.countDown();
         }, "demo-broker-shutdown"));
         if (portFile != null) {
@@ -154,6 +164,27 @@ public final class BrokerMain implements Callable<Integer> {
         }
         stopped.await();
         return 0;
+    }
+
+    /**
+     * Runs {@code stop} on a thread of its own and waits for it at most {@code boundMs}; if it is still
+     * running then, writes one line to {@code err} and halts with status 143 (what SIGTERM gives), so
+     * that SIGTERM is honoured however the broker is stuck.
+     */
+    static void runWithin(Runnable stop, long boundMs, PrintStream err, IntConsumer halt) {
+        Thread stopping = new Thread(stop, "demo-broker-stop");
+        stopping.setDaemon(true);
+        stopping.start();
+        try {
+            stopping.join(boundMs);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (stopping.isAlive()) {
+            err.println("demo-broker: shutdown did not finish within " + boundMs + " ms; exiting without it");
+            err.flush();
+            halt.accept(SIGTERM_STATUS);
+        }
     }
 
     /**

@@ -11,6 +11,9 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -159,6 +162,48 @@ class BrokerMainTest {
             assertEquals(1, run("--port", String.valueOf(taken.getLocalPort())));
             assertTrue(err.toString().startsWith("demo-broker: cannot listen on port " + taken.getLocalPort() + ": "), err.toString());
             assertEquals(1, err.toString().lines().count(), err.toString());
+        }
+    }
+
+    @Test
+    void aShutdownStuckPastItsBoundHaltsWithTheSigtermStatusAndOneLine() {
+        CountDownLatch never = new CountDownLatch(1);
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        List<Integer> halts = new CopyOnWriteArrayList<>();
+
+        try {
+            BrokerMain.runWithin(() -> awaitUninterruptibly(never), 50, new PrintStream(bytes, true, StandardCharsets.UTF_8), halts::add);
+        } finally {
+            never.countDown(); // lets the stuck stop end, so the test leaves no thread behind
+        }
+
+        assertEquals(List.of(BrokerMain.SIGTERM_STATUS), halts);
+        assertEquals(List.of("demo-broker: shutdown did not finish within 50 ms; exiting without it"),
+                bytes.toString(StandardCharsets.UTF_8).lines().toList());
+    }
+
+    @Test
+    void aShutdownThatFinishesDoesNotHalt() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        List<Integer> halts = new CopyOnWriteArrayList<>();
+        AtomicBoolean stopped = new AtomicBoolean();
+
+        BrokerMain.runWithin(() -> stopped.set(true), BrokerMain.SHUTDOWN_BOUND_MS, new PrintStream(bytes, true, StandardCharsets.UTF_8),
+                halts::add);
+
+        assertTrue(stopped.get());
+        assertEquals(List.of(), halts);
+        assertEquals("", bytes.toString(StandardCharsets.UTF_8));
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        while (true) {
+            try {
+                latch.await();
+                return;
+            } catch (InterruptedException e) {
+                // a stuck close ignores interrupts too
+            }
         }
     }
 }

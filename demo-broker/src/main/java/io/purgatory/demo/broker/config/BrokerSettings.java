@@ -95,10 +95,12 @@ public final class BrokerSettings {
                     + " GROUP_MAX_SIZE_REACHED (Kafka's group.max.size).");
     public static final Setting<Integer> MAX_GROUPS = Setting.ofInt("--max-groups", "N", 10_000, 1, MAX_COUNT,
             "Groups the coordinator holds (each keeps its committed offsets while it has any); past N a"
-                    + " request that would create one gets COORDINATOR_NOT_AVAILABLE.");
+                    + " request that would create one evicts the group longest without members (with its offsets),"
+                    + " or gets COORDINATOR_NOT_AVAILABLE when every group has members.");
     public static final Setting<Integer> MAX_GROUPS_PER_CLIENT = Setting.ofInt("--max-groups-per-client", "N", 1000, 1, MAX_COUNT,
             "Groups one client id may have created that are still held; past N a request of that client id that"
-                    + " would create one gets COORDINATOR_NOT_AVAILABLE, so one client cannot fill --max-groups.");
+                    + " would create one evicts that client id's group longest without members (with its offsets), or gets"
+                    + " COORDINATOR_NOT_AVAILABLE when all of them have members; so one client cannot fill --max-groups.");
     public static final Setting<Integer> OFFSETS_RETENTION_MINUTES = Setting.ofInt("--offsets-retention-minutes", "MIN", 10_080, 1,
             (int) (MAX_MS / 60_000L), "An empty group keeps its committed offsets this long after it became empty (a group that never"
                     + " had members: each offset this long after its commit); then they go, and the group with them (Kafka's"

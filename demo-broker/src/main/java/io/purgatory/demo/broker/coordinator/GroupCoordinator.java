@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.internals.ConsumerProtocol;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.JoinGroupRequestData;
@@ -639,7 +640,7 @@ public final class GroupCoordinator implements GroupMembership, AutoCloseable {
     /** {@inheritDoc} Metadata past {@code offset.metadata.max.bytes} gets {@code OFFSET_METADATA_TOO_LARGE}. */
     @Override
     public OffsetResult commitOffsets(String groupId, String memberId, String groupInstanceId, int generationId, String clientId,
-                                      Map<TopicPartition, CommittedOffset> offsets) {
+                                      Map<TopicPartition, CommittedOffset> offsets, Predicate<String> stillExists) {
         if (!GroupRegistry.validGroupId(groupId)) {
             return new OffsetResult(Errors.INVALID_GROUP_ID, Map.of());
         }
@@ -663,6 +664,14 @@ public final class GroupCoordinator implements GroupMembership, AutoCloseable {
                     errors.put(partition, Errors.NONE);
                 }
             });
+            Set<String> gone = new HashSet<>();
+            offsets.keySet().forEach(partition -> {
+                if (!gone.contains(partition.topic()) && !stillExists.test(partition.topic())) {
+                    gone.add(partition.topic());
+                    group.offsets().removeTopic(partition.topic()); // deleted while this commit ran: the delete may not have seen it
+                }
+            });
+            errors.replaceAll((partition, error) -> gone.contains(partition.topic()) ? Errors.UNKNOWN_TOPIC_OR_PARTITION : error);
             groups.maybeRemove(group);
             return new OffsetResult(Errors.NONE, errors);
         }, missing -> new OffsetResult(missing ? Errors.ILLEGAL_GENERATION : Errors.COORDINATOR_NOT_AVAILABLE, Map.of()));

@@ -2,6 +2,7 @@ package io.purgatory.demo.broker.coordinator;
 
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 import java.util.function.Consumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.JoinGroupRequestData;
@@ -43,6 +44,18 @@ public interface GroupMembership {
      * anyone (generation -1, no member id) while the group is empty, which creates a "simple" group
      * (counted against {@code clientId}'s groups).
      */
+    default OffsetResult commitOffsets(String groupId, String memberId, String groupInstanceId, int generationId, String clientId,
+                                       Map<TopicPartition, CommittedOffset> offsets) {
+        return commitOffsets(groupId, memberId, groupInstanceId, generationId, clientId, offsets, topic -> true);
+    }
+
+    /**
+     * An OffsetCommit of topics that may be deleted meanwhile: after the offsets are written, under
+     * the group's lock, those of a topic for which {@code stillExists} is false are dropped again and
+     * answered {@code UNKNOWN_TOPIC_OR_PARTITION}. A delete drops the offsets of the groups that hold
+     * some of its topic after the topic is gone; so a commit racing it either is seen by the delete
+     * or sees the topic gone, and no offset of a deleted topic stays.
+     */
     OffsetResult commitOffsets(String groupId, String memberId, String groupInstanceId, int generationId, String clientId,
-                               Map<TopicPartition, CommittedOffset> offsets);
+                               Map<TopicPartition, CommittedOffset> offsets, Predicate<String> stillExists);
 }

@@ -16,7 +16,12 @@ import org.slf4j.LoggerFactory;
 /**
  * The groups the coordinator holds, by id: found, created within the caps
  * ({@link GroupCoordinatorConfig#maxGroups()}, {@link GroupCoordinatorConfig#maxGroupsPerClient()}
- * per creating client id), and removed once empty and holding nothing. Each group's offsets are
+ * per creating client id), and removed once empty and holding nothing. A full cap evicts the group
+ * without members that has been so the longest (of the creator's groups when the per-client cap is
+ * full), offsets and all, to make room: so groups that hold only offsets (simple groups, or consumer
+ * groups whose members have all gone) cannot keep new groups out for the offsets' retention
+ * period, and a client claiming another's client id cannot lock it out; only groups with members
+ * make a cap refuse. Each group's offsets are
  * kept in the {@link OffsetStore}. Shared by the state machine ({@link GroupCoordinator}) and the
  * admin queries ({@link GroupAdmin}), which both reach a group through {@link #withGroup}; it also
  * holds whether the coordinator is closed.
@@ -90,21 +95,40 @@ final class GroupRegistry {
      * @param creator the client id of the request, when it may create the group; null when it may not
      */
     <R> R withGroup(String groupId, String creator, Function<GroupMetadata, R> action, Function<Boolean, R> absent) {
+        boolean evicted = false; // at most one eviction per call
         while (true) {
             GroupMetadata group = groups.get(groupId);
             if (group == null && creator != null) {
+                String full = null; // the cap that is full, if one is
                 synchronized (groupsLock) {
                     group = groups.get(groupId);
                     if (group == null) {
-                        if (groups.size() >= config.maxGroups()) {
-                            groupCapWarning.warn("refusing new groups: " + config.maxGroups() + " are held (--max-groups)");
-                            return absent.apply(false);
-                        }
                         int created = groupsByCreator.getOrDefault(creator, 0);
-                        if (created >= config.maxGroupsPerClient()) {
-                            groupCapWarning.warn("refusing a new group to client id '" + creator + "': it created " + created
-                                    + " groups still held (--max-groups-per-client)");
-                            return absent.apply(false);
+                        if (groups.size() >= config.maxGroups()) {
+                            full = "--max-groups";
+                        } else if (created >= config.maxGroupsPerClient()) {
+                            full = "--max-groups-per-client";
+                        }
+                    }
+                }
+                if (full != null) {
+                    boolean ofCreator = full.equals("--max-groups-per-client");
+                    if (!evicted && evictOldestMemberless(ofCreator ? creator : null, full)) {
+                        evicted = true;
+                        continue;
+                    }
+                    groupCapWarning.warn(ofCreator
+                            ? "refusing a new group to client id '" + creator + "': its " + config.maxGroupsPerClient()
+                                    + " groups (--max-groups-per-client) all have members"
+                            : "refusing new groups: the " + config.maxGroups() + " held (--max-groups) all have members");
+                    return absent.apply(false);
+                }
+                synchronized (groupsLock) {
+                    group = groups.get(groupId);
+                    if (group == null) {
+                        int created = groupsByCreator.getOrDefault(creator, 0);
+                        if (groups.size() >= config.maxGroups() || created >= config.maxGroupsPerClient()) {
+                            continue; // filled meanwhile: evict (once) or refuse, as above
                         }
                         groupsByCreator.put(creator, created + 1);
                         group = new GroupMetadata(groupId, clock.getAsLong(), offsetStore.newGroup(groupId), creator);
@@ -121,6 +145,43 @@ final class GroupRegistry {
                 }
             }
         }
+    }
+
+    /**
+     * Makes room under a full cap: removes, with its offsets, the group without members that has been
+     * so the longest (of {@code creator}'s groups, or of all when null), and logs it (throttled).
+     * Groups with members are never evicted. Takes each group's monitor in turn, never
+     * {@code groupsLock} around them.
+     *
+     * @return false when every group counted by the cap has members
+     */
+    private boolean evictOldestMemberless(String creator, String cap) {
+        GroupMetadata oldest = null;
+        long oldestSince = Long.MAX_VALUE;
+        for (GroupMetadata group : groups.values()) {
+            if (creator != null && !creator.equals(group.creatorClientId())) {
+                continue;
+            }
+            synchronized (group) {
+                if (group.is(GroupState.EMPTY) && group.stateSinceMs() < oldestSince) {
+                    oldest = group;
+                    oldestSince = group.stateSinceMs();
+                }
+            }
+        }
+        if (oldest == null) {
+            return false;
+        }
+        synchronized (oldest) {
+            if (!oldest.is(GroupState.EMPTY)) {
+                return true; // it got a member meanwhile: the caller looks again
+            }
+            int offsets = oldest.offsets().size();
+            remove(oldest);
+            groupCapWarning.warn(cap + " is full: evicted group '" + oldest.groupId() + "' (no members since " + oldestSince
+                    + ", " + offsets + " committed offsets) to make room for a new one");
+        }
+        return true;
     }
 
     /** Removes an empty group that holds nothing (no member, no offset); under its monitor. */

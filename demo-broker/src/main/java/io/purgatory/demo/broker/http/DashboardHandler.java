@@ -17,6 +17,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.timeout.ReadTimeoutException;
 import io.netty.handler.timeout.ReadTimeoutHandler;
+import io.purgatory.demo.broker.metrics.OutOfMemoryExit;
 import io.purgatory.demo.broker.server.ReplicaManager;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -119,6 +120,7 @@ public final class DashboardHandler extends SimpleChannelInboundHandler<FullHttp
         } else if (cause instanceof IOException) {
             LOG.debug("HTTP connection from {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
         } else {
+            OutOfMemoryExit.check(cause);
             LOG.warn("closing HTTP connection from {}", ctx.channel().remoteAddress(), cause);
         }
         ctx.close();

@@ -5,6 +5,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.purgatory.demo.broker.metrics.BrokerStats;
+import io.purgatory.demo.broker.metrics.OutOfMemoryExit;
 import io.purgatory.demo.broker.metrics.ThrottledWarning;
 import io.purgatory.demo.broker.server.KafkaApis;
 import java.io.IOException;
@@ -38,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * one WARN line per {@link SocketServer#WARNING_PERIOD_MS} with a count of the others. An
  * {@code ApiVersions} request in a version too new is answered in version 0 with
  * {@code UNSUPPORTED_VERSION}, so the client can retry with one we know. An {@link Error} is never
- * taken for a bad frame: it is logged as an error.
+ * taken for a bad frame: it is logged as an error, and an {@link OutOfMemoryError} ends the process
+ * ({@link OutOfMemoryExit}).
  *
  * <p>Back-pressure, like a Kafka broker muting a channel: while {@code maxInFlight} requests of
  * this connection await their responses, further frames wait here unhandled and the socket is not
@@ -50,8 +52,8 @@ import org.slf4j.LoggerFactory;
  * <p>A connection that has read nothing for the idle timeout ({@link IdleStateEvent} from the
  * pipeline's {@code IdleStateHandler}) and owes no response is closed.
  *
- * <p>When the connection closes, its parked produces leave the purgatory at once
- * ({@link ResponseQueue#abandon}): a Kafka broker keeps them until their timeout.
+ * <p>When the connection closes, its parked produces, fetches and delete-records leave their
+ * purgatories at once ({@link ResponseQueue#abandon}): a Kafka broker keeps them until their timeout.
  *
  * <p>It owns the connection's {@link ResponseQueue}: responses, the end of a request's handling and
  * the broker's shutdown reach it as pipeline events ({@link ConnectionEvent}) or event-loop tasks,
@@ -169,7 +171,8 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
                 badFrame = "bad frame (" + describe(cause) + ")";
                 handleFrames();
             }
-        } else { // an Error is no frame's fault
+        } else { // an Error is no frame's fault; an OutOfMemoryError ends the process
+            OutOfMemoryExit.check(cause);
             LOG.error("closing connection from {}: {}", ctx.channel().remoteAddress(), cause.toString(), cause);
             ctx.close();
         }
@@ -273,6 +276,7 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
             try {
                 handled = handle(request);
             } catch (Error e) { // not the client's fault, nor a bad frame: logged as what it is, and the connection closes
+                OutOfMemoryExit.check(e);
                 LOG.error("closing connection from {}: handling its {} request failed", ctx.channel().remoteAddress(), request.header().apiKey(), e);
                 request.slot().closeConnection();
                 throw e;

@@ -1,5 +1,6 @@
 package io.purgatory.demo.broker.network;
 
+import io.purgatory.demo.broker.metrics.OutOfMemoryExit;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.PriorityBlockingQueue;
@@ -35,6 +36,9 @@ import org.slf4j.LoggerFactory;
  * for a large one to finish even when every other handler is busy with one; otherwise it joins the
  * queue.
  *
+ * <p>A handler thread that dies of an {@link OutOfMemoryError} ends the process ({@link OutOfMemoryExit});
+ * one that dies of anything else is logged and replaced.
+ *
  * <p>{@link #close} does not wait on a handler that never yields: it interrupts them, waits at most
  * {@value #CLOSE_WAIT_MS} ms, and leaves the rest to die with the process (the threads are daemons).
  *
@@ -58,7 +62,10 @@ public final class RequestHandlerPool implements Executor, AutoCloseable {
         ThreadFactory factory = task -> {
             Thread thread = new Thread(task, "broker-request-handler-" + ids.getAndIncrement());
             thread.setDaemon(true);
-            thread.setUncaughtExceptionHandler((t, e) -> LOG.error("request handler {} died; a new one replaces it", t.getName(), e));
+            thread.setUncaughtExceptionHandler((t, e) -> {
+                OutOfMemoryExit.check(e);
+                LOG.error("request handler {} died; a new one replaces it", t.getName(), e);
+            });
             return thread;
         };
         int shared = size > 1 ? size - 1 : size;

@@ -30,9 +30,10 @@ import org.slf4j.LoggerFactory;
  * written. Filling always goes through the event loop's task queue, never inline, so a response
  * given while a request is being handled cannot re-enter the handler.
  *
- * <p>When the connection closes, {@link #abandon} completes the parked produces its slots wait for,
- * so that they leave the purgatory at once instead of at their timeout; responses that come after
- * that are dropped without being serialised.
+ * <p>When the connection closes, {@link #abandon} completes the parked produces, fetches and
+ * delete-records its slots wait for, so that they leave the purgatory at once instead of at their
+ * timeout, and so does a request that parks after the close; responses that come after that are
+ * dropped without being serialised.
  *
  * <p>A response that cannot be built or serialized ({@link Slot#fail}) or written closes the
  * connection once the responses before it are written: a slot is never left empty while later ones
@@ -40,7 +41,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe by confinement: every method but {@link Slot#send} and {@link Slot#noResponse}
  * runs on the channel's event loop, and so does every change to the queue and its slots;
- * {@code abandoned} is volatile, written on the event loop.
+ * {@code abandoned} is volatile, written on the event loop; {@link Slot#awaits} hands its callback to
+ * the event loop.
  */
 public final class ResponseQueue {
     /** How long a half-closed connection waits for the client to close its side. */
@@ -101,7 +103,7 @@ public final class ResponseQueue {
     }
 
     /**
-     * The connection has closed: completes every parked produce a slot still waits for (its
+     * The connection has closed: completes every parked operation a slot still waits for (its
      * response goes nowhere) and drops the slots. On the event loop.
      */
     void abandon() {
@@ -228,9 +230,24 @@ public final class ResponseQueue {
             fill(null, true);
         }
 
+        /**
+         * On the event loop, like every change to the slot: so the connection's close
+         * ({@link #abandon}) either runs before it, and {@code completeNow} runs here, or after it,
+         * and finds it.
+         */
         @Override
         public void awaits(Runnable completeNow) {
-            awaited = completeNow;
+            try {
+                channel.eventLoop().execute(() -> {
+                    if (abandoned) {
+                        completeNow.run();
+                    } else if (!done) {
+                        awaited = completeNow;
+                    }
+                });
+            } catch (RejectedExecutionException shutDown) {
+                completeNow.run(); // the event loop has stopped: the connection is gone
+            }
         }
 
         /** Fills the slot on the event loop, always through its task queue, and tells the pipeline. */

@@ -24,13 +24,14 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  * for the second form never walks fetches of the first.
  *
  * <p>Memory: a parked fetch holds its partitions and offsets, never record data; the data is read
- * when it completes.
+ * when it completes. A fetch whose connection has closed is {@link #abandon abandoned}: it leaves the
+ * purgatory at once, and neither reads nor answers.
  *
  * <p>Thread-safe through the purgatory's contract: its one mutable field, {@code conditionMet}, is
  * guarded by the operation's lock, under which {@link #tryComplete} and {@link #onComplete} run
  * (they take each partition's lock briefly); no {@code @GuardedBy}, because that lock is the
  * purgatory's, taken around these calls, not a Java monitor Error Prone can see. The {@link Completion} runs exactly once, on whichever
- * thread completed it, and hears whether the fetch expired.
+ * thread completed it, and hears whether the fetch expired; never for an abandoned fetch.
  */
 public final class DelayedFetch extends DelayedOperation {
     private final int minBytes;
@@ -52,6 +53,9 @@ public final class DelayedFetch extends DelayedOperation {
          */
         void complete(List<PartitionRead> reads, boolean expired);
     }
+
+    /** The reason an {@link #abandon abandoned} fetch was cancelled with. */
+    private static final Object CONNECTION_CLOSED = new Object();
 
     /**
      * One partition of a fetch request: the partition and where to read, or the error it gets
@@ -135,9 +139,19 @@ public final class DelayedFetch extends DelayedOperation {
         return forceComplete();
     }
 
+    /**
+     * Its connection has closed: takes it out of the purgatory now (its watch lists and timer), without
+     * reading or answering; a fetch that has completed already is left as it is. On any thread.
+     */
+    void abandon() {
+        cancel(CONNECTION_CLOSED);
+    }
+
     @Override
     public void onComplete() {
-        completion.complete(read(partitions, maxBytes), !conditionMet);
+        if (cancelReason() != CONNECTION_CLOSED) {
+            completion.complete(read(partitions, maxBytes), !conditionMet);
+        }
     }
 
     @Override

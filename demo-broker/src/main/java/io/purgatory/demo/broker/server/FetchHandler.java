@@ -48,6 +48,9 @@ import org.apache.kafka.common.requests.FetchResponse;
  * stays) is refused with {@code INVALID_REQUEST} (no partitions) and never parks, so one request
  * cannot make the broker watch millions of partitions; parked fetches hold no record data.
  *
+ * <p>A parked fetch whose connection closes leaves the purgatory at once, unanswered
+ * ({@link DelayedFetch#abandon}); a Kafka broker keeps it until its {@code max.wait.ms}.
+ *
  * <p>Each response sent is counted in {@link BrokerStats} by its {@link FetchOutcome}.
  *
  * <p>Thread-safe: no state of its own; {@link BrokerStats} is thread-safe.
@@ -104,12 +107,15 @@ public final class FetchHandler {
         }
         int maxBytes = Math.max(0, Math.min(data.maxBytes(), FETCH_MAX_BYTES));
         boolean readCommitted = data.isolationLevel() == IsolationLevel.READ_COMMITTED.id();
-        replicaManager.fetchMessages(data.maxWaitMs(), data.minBytes(), maxBytes, partitions,
+        DelayedFetch parked = replicaManager.fetchMessages(data.maxWaitMs(), data.minBytes(), maxBytes, partitions,
                 (reads, expired) -> {
                     FetchResponse response = FetchResponse.of(response(data.topics(), version, readCommitted, reads));
                     stats.onFetchResponse(outcome(reads, expired));
                     responder.send(response);
                 });
+        if (parked != null) {
+            responder.awaits(parked::abandon);
+        }
     }
 
     /** Answers with a top-level error and no partitions. */

@@ -8,6 +8,7 @@ import io.purgatory.demo.broker.coordinator.GroupState;
 import io.purgatory.demo.broker.coordinator.GroupSummary;
 import io.purgatory.demo.broker.coordinator.OffsetResult;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -136,12 +137,14 @@ final class GroupApis {
         boolean useIds = OffsetCommitResponse.useTopicIds(version);
         List<CommitTopic> topics = new ArrayList<>();
         Map<TopicPartition, CommittedOffset> offsets = new LinkedHashMap<>();
+        Map<String, TopicRegistry.Topic> committedTopics = new HashMap<>();
         TopicRegistry registry = replicaManager.topics();
         for (OffsetCommitRequestTopic topic : request.data().topics()) {
             CommitTopic resolved = new CommitTopic(topic, useIds ? registry.topic(topic.topicId()) : registry.topic(topic.name()));
             topics.add(resolved);
             for (OffsetCommitRequestPartition p : topic.partitions()) {
                 if (resolved.has(p.partitionIndex())) {
+                    committedTopics.put(resolved.known().name(), resolved.known());
                     offsets.put(new TopicPartition(resolved.known().name(), p.partitionIndex()),
                             new CommittedOffset(p.committedOffset(), p.committedLeaderEpoch(), p.committedMetadata(), 0));
                 }
@@ -149,7 +152,8 @@ final class GroupApis {
         }
         OffsetResult result = offsets.isEmpty() ? null
                 : membership.commitOffsets(request.data().groupId(), request.data().memberId(), request.data().groupInstanceId(),
-                        request.data().generationIdOrMemberEpoch(), clientId, offsets);
+                        request.data().generationIdOrMemberEpoch(), clientId, offsets,
+                        name -> registry.topic(name) == committedTopics.get(name)); // not deleted (nor deleted and created again) meanwhile
         OffsetCommitResponse.Builder builder = OffsetCommitResponse.newBuilder(useIds);
         for (CommitTopic topic : topics) {
             for (OffsetCommitRequestPartition p : topic.request().partitions()) {

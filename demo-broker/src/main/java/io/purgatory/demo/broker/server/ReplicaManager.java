@@ -179,18 +179,21 @@ public final class ReplicaManager implements AutoCloseable {
      * watermark move brings enough, or at {@code maxWaitMs} with what is there then (the one case
      * it is told the fetch expired). See {@link DelayedFetch} for the two forms a parked fetch
      * watches in.
+     *
+     * @return the fetch, when it was parked (it may have completed since), so that its connection
+     *     can {@link DelayedFetch#abandon abandon} it when it closes; null when answered at once
      */
-    void fetchMessages(long maxWaitMs, int minBytes, int maxBytes, List<PartitionFetch> partitions,
-                       DelayedFetch.Completion responder) {
+    DelayedFetch fetchMessages(long maxWaitMs, int minBytes, int maxBytes, List<PartitionFetch> partitions,
+                               DelayedFetch.Completion responder) {
         if (maxWaitMs <= 0 || partitions.isEmpty()) {
             responder.complete(DelayedFetch.read(partitions, maxBytes), false);
-            return;
+            return null;
         }
         DelayedFetch fetch = new DelayedFetch(maxWaitMs, minBytes, maxBytes, partitions, responder);
         long position = partitions.size() == 1 ? completingHighWatermark(partitions.get(0), minBytes) : -1;
         if (position >= 0) {
-            fetchPurgatory.tryCompleteElseWatchPosition(fetch, partitions.get(0).partition().topicPartition(), position);
-            return;
+            return fetchPurgatory.tryCompleteElseWatchPosition(fetch, partitions.get(0).partition().topicPartition(), position)
+                    ? null : fetch;
         }
         Set<Object> keys = new LinkedHashSet<>();
         for (PartitionFetch partition : partitions) {
@@ -198,7 +201,7 @@ public final class ReplicaManager implements AutoCloseable {
                 keys.add(DelayedFetch.anyProgress(partition.partition().topicPartition()));
             }
         }
-        fetchPurgatory.tryCompleteElseWatch(fetch, keys);
+        return fetchPurgatory.tryCompleteElseWatch(fetch, keys) ? null : fetch;
     }
 
     /** The high watermark at which a one-partition fetch has its {@code minBytes}, or -1 when not known yet. */

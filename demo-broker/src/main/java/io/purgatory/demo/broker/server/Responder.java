@@ -23,10 +23,11 @@ public interface Responder {
     void fail(RuntimeException cause);
 
     /**
-     * The response waits for a parked operation (a produce or delete-records): if the connection
-     * closes first, the responder runs {@code completeNow}, which completes it at once (its
-     * response goes nowhere), so the purgatory does not hold it until its timeout. Called on the
-     * thread handling the request. (A callback, so the network layer knows nothing of purgatories.)
+     * The response waits for a parked operation (a produce, fetch or delete-records): if the
+     * connection closes first, or has closed already, the responder runs {@code completeNow}, which
+     * completes it at once (its response goes nowhere), so the purgatory does not hold it until its
+     * timeout. Called on the thread handling the request, after it parked the operation. (A
+     * callback, so the network layer knows nothing of purgatories.)
      */
     void awaits(Runnable completeNow);
 }

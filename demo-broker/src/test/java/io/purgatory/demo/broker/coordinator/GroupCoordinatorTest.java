@@ -367,35 +367,42 @@ class GroupCoordinatorTest {
     }
 
     @Test
-    void theGroupCountIsCapped() {
+    void aFullGroupCapEvictsTheGroupLongestWithoutMembersSoOffsetOnlyGroupsCannotKeepNewGroupsOut() {
         TopicPartition p0 = new TopicPartition("t", 0);
         for (int i = 0; i < 5; i++) {
             assertEquals(Errors.NONE, coordinator.commitOffsets("g" + i, "", null, -1, "client" + i, Map.of(p0, new CommittedOffset(1, -1, "", 0)))
                     .error(p0));
+            timer.advance(1);
         }
-        assertEquals(Errors.COORDINATOR_NOT_AVAILABLE,
-                coordinator.commitOffsets("g5", "", null, -1, "client5", Map.of(p0, new CommittedOffset(1, -1, "", 0))).groupError());
+        assertEquals(Errors.NONE, coordinator.commitOffsets("g0", "", null, -1, "client0", Map.of(p0, new CommittedOffset(2, -1, "", 0)))
+                .error(p0), "a commit to an existing group does not refresh how long it has had no members");
+
+        assertEquals(Errors.NONE, coordinator.commitOffsets("g5", "", null, -1, "client5", Map.of(p0, new CommittedOffset(1, -1, "", 0)))
+                .error(p0), "past --max-groups: the group longest without members makes room");
+        assertEquals(Map.of(), admin.fetchOffsets("g0", null), "g0 went, with its offsets");
+        assertEquals(1, admin.fetchOffsets("g1", null).size());
         List<JoinGroupResponseData> answers = new ArrayList<>();
         coordinator.joinGroup(new Client(null).request(new byte[] {1}).setGroupId("g6"), V5, "c", "h", answers::add);
-        assertEquals(Errors.COORDINATOR_NOT_AVAILABLE.code(), answers.get(0).errorCode());
+        assertEquals(Errors.MEMBER_ID_REQUIRED.code(), answers.get(0).errorCode(), "a new consumer group gets in too");
+        assertEquals(Map.of(), admin.fetchOffsets("g1", null), "g1 went for it");
         assertEquals(5, coordinator.groupCount());
     }
 
     @Test
-    void oneClientIdCannotFillTheGroupCap() {
+    void aClientClaimingAnothersClientIdCannotLockItOutOfNewGroups() {
         TopicPartition p0 = new TopicPartition("t", 0);
         Map<TopicPartition, CommittedOffset> commit = Map.of(p0, new CommittedOffset(1, -1, "", 0));
         for (int i = 0; i < 4; i++) {
-            assertEquals(Errors.NONE, coordinator.commitOffsets("greedy" + i, "", null, -1, "greedy", commit).error(p0));
+            assertEquals(Errors.NONE, coordinator.commitOffsets("spoofed" + i, "", null, -1, "victim", commit).error(p0));
+            timer.advance(1);
         }
-        assertEquals(Errors.COORDINATOR_NOT_AVAILABLE, coordinator.commitOffsets("greedy4", "", null, -1, "greedy", commit).groupError(),
-                "past --max-groups-per-client");
-        List<JoinGroupResponseData> answers = new ArrayList<>();
-        coordinator.joinGroup(new Client(null).request(new byte[] {1}).setGroupId("greedy5"), V5, "greedy", "h", answers::add);
-        assertEquals(Errors.COORDINATOR_NOT_AVAILABLE.code(), answers.get(0).errorCode(), "JoinGroup counts alike");
-        assertEquals(Errors.NONE, coordinator.commitOffsets("polite", "", null, -1, "polite", commit).error(p0), "another client still may");
-        assertEquals(Map.of("greedy0", Errors.NONE), admin.deleteGroups(List.of("greedy0")));
-        assertEquals(Errors.NONE, coordinator.commitOffsets("greedy4", "", null, -1, "greedy", commit).error(p0), "a group gone frees its place");
+
+        assertEquals(Errors.NONE, coordinator.commitOffsets("mine", "", null, -1, "victim", commit).error(p0),
+                "past --max-groups-per-client: that client id's group longest without members makes room");
+        assertEquals(Map.of(), admin.fetchOffsets("spoofed0", null));
+        assertEquals(1, admin.fetchOffsets("mine", null).size());
+        assertEquals(Errors.NONE, coordinator.commitOffsets("polite", "", null, -1, "polite", commit).error(p0), "another client id is not touched");
+        assertEquals(1, admin.fetchOffsets("spoofed1", null).size());
     }
 
     @Test

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.HeartbeatRequestData;
 import org.apache.kafka.common.message.JoinGroupRequestData;
@@ -164,7 +165,7 @@ class GroupMembershipApisTest {
 
         @Override
         public OffsetResult commitOffsets(String groupId, String memberId, String groupInstanceId, int generationId, String clientId,
-                                          Map<TopicPartition, CommittedOffset> offsets) {
+                                          Map<TopicPartition, CommittedOffset> offsets, Predicate<String> stillExists) {
             throw new AssertionError("no commit in these tests");
         }
     }
