@@ -25,7 +25,9 @@ import org.slf4j.LoggerFactory;
  * after its +OK.
  *
  * <p>Not thread-safe: every field is touched by the connection's event loop only; the hand-off's
- * answer, which comes on another thread, is passed to the event loop as a task.
+ * answer, when it comes on another thread, is passed to the event loop as a task. When it comes on
+ * this event loop (a push from a client of the same loop), it is written there and then, inside
+ * the push: the hand-off completes futures holding none of its locks.
  */
 final class ClientConnection extends ChannelInboundHandlerAdapter {
 
@@ -129,7 +131,12 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         reply.buffer().release();
         parked = pop;
         pop.future().whenComplete((handed, cancelled) -> {
-            if (handed != null) {
+            if (handed == null) {
+                return; // cancelled: the client went away
+            }
+            if (ctx.executor().inEventLoop()) {
+                answer(ctx, pop, handed); // answered by a command of a client on this event loop: no task, no wake-up
+            } else {
                 ctx.executor().execute(() -> answer(ctx, pop, handed));
             }
         });
