@@ -4,11 +4,13 @@
 # same load tool (BlockingPopLoad, raw RESP2 over Netty) against both. Prints one result line per run and the
 # machine's load; docs/benchmarks.md has the figures.
 #   Build first: mvn -B -pl benchmarks,examples/redis-blocking -am package -DskipTests
-#   Run:         benchmarks/redis-side-by-side.sh [rounds] > benchmarks/results/redis/side-by-side.txt
+#   Run:         benchmarks/redis-side-by-side.sh [rounds [scenarios]] > benchmarks/results/redis/side-by-side.txt
+#                (scenarios: any of handoff, memory, timeouts; all three by default)
 #   (LOAD_CLASSPATH overrides the load tool's classpath, benchmarks/target/benchmarks.jar)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 rounds=${1:-3}
+scenarios=${2:-handoff memory timeouts}
 jar=examples/redis-blocking/target/example-redis-blocking.jar
 load=(java -Xmx2g -cp "${LOAD_CLASSPATH:-benchmarks/target/benchmarks.jar}" io.purgatory.benchmarks.redis.BlockingPopLoad)
 work=$(mktemp -d)
@@ -55,7 +57,14 @@ for round in $(seq "$rounds"); do
   order=(redis ours)
   if (( round % 2 == 0 )); then order=(ours redis); fi
   echo "# round $round: $(uptime)"
-  for server in "${order[@]}"; do run "$server" --scenario handoff --clients 10000 --keys 1000; done
-  for server in "${order[@]}"; do run "$server" --scenario handoff --clients 18000 --keys 1000 --pushes 100000 --warmup 20000; done
-  for server in "${order[@]}"; do run "$server" --scenario timeouts --clients 10000 --keys 1000; done
+  for scenario in $scenarios; do
+    for server in "${order[@]}"; do
+      case $scenario in
+        handoff) run "$server" --scenario handoff --clients 10000 --keys 1000 ;;
+        # 18,000: the most this machine allows (20,000 open files per process, a hard limit)
+        memory) run "$server" --scenario handoff --clients 18000 --keys 1000 --pushes 100000 --warmup 20000 ;;
+        timeouts) run "$server" --scenario timeouts --clients 10000 --keys 1000 ;;
+      esac
+    done
+  done
 done

@@ -31,7 +31,8 @@ import picocli.CommandLine.Option;
  *     value its send time; a popper that gets one records push-to-reply latency and parks again.
  *     Reports hand-offs/s, latency p50/p99/p99.9, server CPU per hand-off, memory per parked client.
  * <li>{@code timeouts}: {@code --clients} connections each send {@code BLPOP key 1} (no pushes);
- *     reports how late the timeout answers come after each client's own second, p50/p99/max, in the
+ *     reports how late the timeout answers come after each client's own second (from when its BLPOP
+ *     was written to the socket to when the answer was read), p50/p99/max, in the
  *     last of {@code --rounds} rounds (the first warm the server up).
  * </ul>
  * One line of {@code name=value} results on standard output. Run:
@@ -190,8 +191,9 @@ public final class BlockingPopLoad implements Callable<Integer> {
             answered.set(0);
             for (int i = 0; i < poppers.size(); i++) {
                 Channel popper = poppers.get(i);
-                popper.attr(SENT).set(System.nanoTime());
-                RespConnections.send(popper, "BLPOP", "timeout:" + (i % keys), "1");
+                // the clock starts when the BLPOP has left for the server, not when it was queued in the client
+                RespConnections.send(popper, "BLPOP", "timeout:" + (i % keys), "1")
+                        .addListener(written -> popper.attr(SENT).set(System.nanoTime()));
             }
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (answered.get() < clients && System.nanoTime() < deadline) {
