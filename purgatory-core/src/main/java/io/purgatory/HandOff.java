@@ -1,5 +1,6 @@
 package io.purgatory;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import org.jspecify.annotations.Nullable;
 import io.purgatory.timer.Timer;
 import java.time.Duration;
@@ -11,6 +12,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Hands each item to at most one waiter, oldest waiter first; an item no waiter takes stays where it
@@ -98,6 +101,8 @@ public final class HandOff<K, V> implements AutoCloseable {
         @Nullable V take(K key);
     }
 
+    private static final Logger LOG = LoggerFactory.getLogger(HandOff.class);
+
     private final DelayedOperationPurgatory<HandOffWaiter<?, ?>> purgatory;
     private final ConcurrentHashMap<K, HandOffLane<K, V>> lanes = new ConcurrentHashMap<>();
     private final HandOffWaiter.Trial trial;
@@ -108,6 +113,7 @@ public final class HandOff<K, V> implements AutoCloseable {
         if (builder.timer != null) {
             purgatoryBuilder.timer(builder.timer);
         }
+        purgatoryBuilder.reaperEnabled(builder.reaperEnabled);
         this.purgatory = purgatoryBuilder.build();
         this.trial = builder.trial;
     }
@@ -130,7 +136,7 @@ public final class HandOff<K, V> implements AutoCloseable {
      * @throws NullPointerException if a key is null
      */
     public CompletableFuture<Handed<K, V>> take(List<K> keys, Duration timeout) {
-        return begin(new FutureWaiter<>(this, keyList(keys), Waiters.delayMs(timeout), null)).future;
+        return begin(new FutureWaiter<>(this, keyList(keys), delayMs(timeout), null)).future;
     }
 
     /**
@@ -139,7 +145,7 @@ public final class HandOff<K, V> implements AutoCloseable {
      */
     public CompletableFuture<Handed<K, V>> take(List<K> keys, Duration timeout, Taker<K, V> taker) {
         Objects.requireNonNull(taker, "taker");
-        return begin(new FutureWaiter<>(this, keyList(keys), Waiters.delayMs(timeout), taker)).future;
+        return begin(new FutureWaiter<>(this, keyList(keys), delayMs(timeout), taker)).future;
     }
 
     /**
@@ -151,12 +157,12 @@ public final class HandOff<K, V> implements AutoCloseable {
      *     closed), that answer is returned instead, with the thread's interrupt status set.
      */
     public Handed<K, V> takeBlocking(List<K> keys, Duration timeout) throws InterruptedException {
-        return takeBlocking(keyList(keys), Waiters.delayMs(timeout), null);
+        return takeBlocking(keyList(keys), delayMs(timeout), null);
     }
 
     /** As {@link #takeBlocking(List, Duration)}, from the user's own store through {@code taker}. */
     public Handed<K, V> takeBlocking(List<K> keys, Duration timeout, Taker<K, V> taker) throws InterruptedException {
-        return takeBlocking(keyList(keys), Waiters.delayMs(timeout), Objects.requireNonNull(taker, "taker"));
+        return takeBlocking(keyList(keys), delayMs(timeout), Objects.requireNonNull(taker, "taker"));
     }
 
     private Handed<K, V> takeBlocking(List<K> keys, long delayMs, @Nullable Taker<K, V> taker) throws InterruptedException {
@@ -280,8 +286,19 @@ public final class HandOff<K, V> implements AutoCloseable {
         }
         boolean waits = waiter.delayMs() > 0;
         HandOffWaiter.Served served = HandOffWaiter.Served.NOTHING;
-        for (int i = 0; i < waiter.keys.size() && served == HandOffWaiter.Served.NOTHING; i++) {
-            served = join(waiter, i, waits);
+        try {
+            for (int i = 0; i < waiter.keys.size() && served == HandOffWaiter.Served.NOTHING; i++) {
+                served = join(waiter, i, waits);
+            }
+        } catch (RuntimeException | Error e) {
+            // a Taker threw: the waiter leaves the lanes it joined and the caller gets the exception,
+            // unless it took an item from one of them meanwhile: then its future holds the item
+            if (!waiter.cancel()) {
+                LOG.warn("HandOff {}: a Taker threw, but the take had taken an item already", name(), e);
+                return waiter;
+            }
+            waiter.finish();
+            throw e;
         }
         if (served == HandOffWaiter.Served.TAKEN) {
             waiter.finish();
@@ -333,43 +350,50 @@ public final class HandOff<K, V> implements AutoCloseable {
      * first, all in one hold of the lane's monitor; then finishes the waiters that took one.
      */
     private void serve(K key, @Nullable V item) {
-        List<HandOffWaiter<?, ?>> served = null;
-        while (true) {
-            HandOffLane<K, V> lane = item != null ? lanes.computeIfAbsent(key, HandOffLane::new) : lanes.get(key);
-            if (lane == null) {
+        List<HandOffWaiter<?, ?>> served = new ArrayList<>(1);
+        try {
+            while (true) {
+                HandOffLane<K, V> lane = item != null ? lanes.computeIfAbsent(key, HandOffLane::new) : lanes.get(key);
+                if (lane == null) {
+                    return;
+                }
+                synchronized (lane) {
+                    if (lane.isRetired()) {
+                        continue;
+                    }
+                    if (item != null) {
+                        lane.append(item);
+                    }
+                    try {
+                        serveLocked(lane, served);
+                    } finally {
+                        lane.retireIfEmpty(lanes);
+                    }
+                }
                 return;
             }
-            synchronized (lane) {
-                if (lane.isRetired()) {
-                    continue;
-                }
-                if (item != null) {
-                    lane.append(item);
-                }
-                for (HandOffLane.Node node; (node = lane.first()) != null; ) {
-                    HandOffWaiter<?, ?> waiter = node.waiter;
-                    if (waiter.takesQueued() && !lane.hasItems()) {
-                        break;
-                    }
-                    HandOffWaiter.Served outcome = trial.offer(waiter, lane);
-                    if (outcome == HandOffWaiter.Served.NOTHING) {
-                        break;
-                    }
-                    lane.unlink(node);
-                    if (outcome == HandOffWaiter.Served.TAKEN) {
-                        if (served == null) {
-                            served = new ArrayList<>(2);
-                        }
-                        served.add(waiter);
-                    }
-                }
-                lane.retireIfEmpty(lanes);
-            }
-            break;
-        }
-        if (served != null) {
-            for (HandOffWaiter<?, ?> waiter : served) {
+        } finally {
+            for (HandOffWaiter<?, ?> waiter : served) { // also when a Taker threw: these took their items
                 waiter.finish();
+            }
+        }
+    }
+
+    /** Offers lane's items to its waiters, oldest first, until the items or the waiters run out; adds those that took one to served. */
+    @GuardedBy("lane")
+    private void serveLocked(HandOffLane<K, V> lane, List<HandOffWaiter<?, ?>> served) {
+        for (HandOffLane.Node node; (node = lane.first()) != null; ) {
+            HandOffWaiter<?, ?> waiter = node.waiter;
+            if (waiter.takesQueued() && !lane.hasItems()) {
+                return;
+            }
+            HandOffWaiter.Served outcome = trial.offer(waiter, lane);
+            if (outcome == HandOffWaiter.Served.NOTHING) {
+                return;
+            }
+            lane.unlink(node);
+            if (outcome == HandOffWaiter.Served.TAKEN) {
+                served.add(waiter);
             }
         }
     }
@@ -389,6 +413,12 @@ public final class HandOff<K, V> implements AutoCloseable {
         }
     }
 
+    /** The timeout in milliseconds, rounded up (a take never times out early); {@code Long.MAX_VALUE} for {@link #FOREVER}. */
+    private static long delayMs(Duration timeout) {
+        long ms = Waiters.delayMs(timeout);
+        return ms != Long.MAX_VALUE && timeout.getNano() % 1_000_000 != 0 ? ms + 1 : ms;
+    }
+
     private static <K> List<K> keyList(List<K> keys) {
         if (keys.isEmpty()) {
             throw new IllegalArgumentException("a take needs at least one key");
@@ -401,7 +431,7 @@ public final class HandOff<K, V> implements AutoCloseable {
 
     /** A take answered through a future. Thread-safe: the future is. */
     private static final class FutureWaiter<K, V> extends HandOffWaiter<K, V> {
-        final HandOffFuture<K, V> future = new HandOffFuture<>(this);
+        private final HandOffFuture<K, V> future = new HandOffFuture<>(this);
 
         FutureWaiter(HandOff<K, V> handOff, List<K> keys, long delayMs, @Nullable Taker<K, V> taker) {
             super(handOff, keys, delayMs, taker);
@@ -443,7 +473,7 @@ public final class HandOff<K, V> implements AutoCloseable {
             }
             Handed<K, V> handed;
             while ((handed = answer) == null) {
-                Thread.onSpinWait(); // delivered as soon as the completing thread leaves its locks
+                LockSupport.park(this); // delivered, and this thread unparked, once the completing thread leaves its locks
             }
             Thread.currentThread().interrupt();
             return handed;
@@ -458,6 +488,7 @@ public final class HandOff<K, V> implements AutoCloseable {
         private final String name;
         private @Nullable Timer timer;
         private HandOffWaiter.Trial trial = HandOffWaiter.Trial.UNDER_LOCK;
+        private boolean reaperEnabled = true;
 
         private Builder(String name) {
             this.name = Objects.requireNonNull(name, "name");
@@ -472,6 +503,15 @@ public final class HandOff<K, V> implements AutoCloseable {
         /** Visible for testing: how an item is offered to a waiter (the model check plants a broken one). */
         Builder<K, V> trial(HandOffWaiter.Trial trial) {
             this.trial = Objects.requireNonNull(trial, "trial");
+            return this;
+        }
+
+        /**
+         * Visible for testing: without the purgatory's purge reaper thread (a model check runs no
+         * thread of its own), the purgatory purges on the thread that crosses its threshold.
+         */
+        Builder<K, V> withoutReaper() {
+            this.reaperEnabled = false;
             return this;
         }
 

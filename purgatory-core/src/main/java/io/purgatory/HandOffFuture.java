@@ -2,7 +2,6 @@ package io.purgatory;
 
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -79,22 +78,7 @@ final class HandOffFuture<K, V> extends CompletableFuture<Handed<K, V>> {
 
     @Override
     public CompletableFuture<Handed<K, V>> completeAsync(Supplier<? extends Handed<K, V>> supplier, Executor executor) {
-        Objects.requireNonNull(supplier, "supplier");
-        Objects.requireNonNull(executor, "executor");
-        executor.execute(() -> {
-            if (isDone()) {
-                return;
-            }
-            Handed<K, V> value;
-            try {
-                value = supplier.get();
-            } catch (Throwable t) { // as the JDK's AsyncSupply: whatever the supplier throws completes the future
-                completeExceptionally(t instanceof CompletionException ? t : new CompletionException(t));
-                return;
-            }
-            complete(value);
-        });
-        return this;
+        return WaiterFuture.completeAsync(this, supplier, executor);
     }
 
     @Override

@@ -66,22 +66,32 @@ final class WaiterFuture extends CompletableFuture<WaitOutcome> {
      */
     @Override
     public CompletableFuture<WaitOutcome> completeAsync(Supplier<? extends WaitOutcome> supplier, Executor executor) {
+        return completeAsync(this, supplier, executor);
+    }
+
+    /**
+     * The JDK's {@code completeAsync} through a future's public {@code complete} and
+     * {@code completeExceptionally} (which the JDK's form bypasses), so that an override of those
+     * sees it: {@code executor} runs the supplier and completes {@code future} with its value, or
+     * exceptionally with what it throws (as a {@link CompletionException}). For {@link HandOffFuture} too.
+     */
+    static <T> CompletableFuture<T> completeAsync(CompletableFuture<T> future, Supplier<? extends T> supplier, Executor executor) {
         Objects.requireNonNull(supplier, "supplier");
         Objects.requireNonNull(executor, "executor");
         executor.execute(() -> {
-            if (isDone()) {
+            if (future.isDone()) {
                 return;
             }
-            WaitOutcome value;
+            T value;
             try {
                 value = supplier.get();
             } catch (Throwable t) { // as the JDK's AsyncSupply: whatever the supplier throws completes the future
-                completeExceptionally(t instanceof CompletionException ? t : new CompletionException(t));
+                future.completeExceptionally(t instanceof CompletionException ? t : new CompletionException(t));
                 return;
             }
-            complete(value);
+            future.complete(value);
         });
-        return this;
+        return future;
     }
 
     @Override

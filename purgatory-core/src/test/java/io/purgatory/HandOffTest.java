@@ -157,6 +157,9 @@ class HandOffTest {
         CompletableFuture<Handed<String, String>> failed = handOff.take(List.of("k"), TIMEOUT);
         CompletableFuture<Handed<String, String>> timedOut = handOff.take(List.of("k"), TIMEOUT).orTimeout(1, TimeUnit.NANOSECONDS);
 
+        CompletableFuture<Handed<String, String>> completedAsync = handOff.take(List.of("k"), TIMEOUT);
+        completedAsync.completeAsync(() -> Handed.none(Handed.Outcome.CLOSED), Runnable::run);
+        assertEquals(Handed.Outcome.CLOSED, now(completedAsync).outcome());
         assertTrue(completed.complete(Handed.none(Handed.Outcome.TIMED_OUT)));
         assertTrue(failed.completeExceptionally(new IllegalStateException("client gone")));
         await().until(timedOut::isDone);
