@@ -29,6 +29,10 @@ import org.slf4j.LoggerFactory;
  * this event loop (a push from a client of the same loop), it is written there and then, inside
  * the push: the hand-off completes futures holding none of its locks.
  */
+@SuppressWarnings({
+    "FutureReturnValueIgnored", // Netty's write and close futures: a failed write closes the channel; nothing waits on them
+    "ReferenceEquality" // a parked pop is compared by identity: is it still this connection's?
+})
 final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     private static final Logger LOG = LoggerFactory.getLogger(ClientConnection.class);

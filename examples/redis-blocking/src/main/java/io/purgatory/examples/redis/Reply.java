@@ -112,7 +112,7 @@ final class Reply {
         if (resp3) {
             header('%', entries);
         } else {
-            header('*', 2 * entries);
+            header('*', 2L * entries);
         }
     }
 

@@ -62,8 +62,8 @@ class BadInputTest {
     void aCommandSplitOverManyPacketsIsPutTogether() throws IOException {
         try (RawClient client = new RawClient(server.port())) {
             String push = "*4\r\n$5\r\nRPUSH\r\n$4\r\nlist\r\n$5\r\nhello\r\n$11\r\nhello world\r\n";
-            for (char c : push.toCharArray()) {
-                client.send(String.valueOf(c)); // one byte a segment: TCP_NODELAY
+            for (int i = 0; i < push.length(); i++) {
+                client.send(push.substring(i, i + 1)); // one byte a segment: TCP_NODELAY
             }
             assertEquals(":2\r\n", client.readLike(":2\r\n"));
             client.send("*4\r\n$6\r\nLRANGE\r\n$4\r\nlist\r\n$1\r\n0\r\n$2\r\n-1\r\n*1\r\n$4\r\nPING\r\nLLEN list\r\nECHO 'a b'\r\n");
@@ -110,7 +110,8 @@ class BadInputTest {
 
     @Test
     void aClientThatDisconnectsWhileBlockedNoLongerWaits() throws IOException {
-        try (RawClient leaving = new RawClient(server.port()); RawClient staying = new RawClient(server.port())) {
+        RawClient leaving = new RawClient(server.port());
+        try (RawClient staying = new RawClient(server.port())) {
             leaving.send("BLPOP k 0\r\n");
             await().until(() -> server.blocked() == 1);
             leaving.close();

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -124,9 +125,9 @@ class JedisTest {
             assertEquals("ERR timeout is negative",
                     assertThrows(JedisDataException.class, () -> jedis.blpop(-1.0, "k")).getMessage());
             assertEquals("ERR timeout is not a float or out of range",
-                    assertThrows(JedisDataException.class, () -> jedis.sendCommand(() -> "BLPOP".getBytes(), "k", "soon")).getMessage());
+                    assertThrows(JedisDataException.class, () -> jedis.sendCommand(() -> "BLPOP".getBytes(StandardCharsets.US_ASCII), "k", "soon")).getMessage());
             assertEquals("ERR wrong number of arguments for 'blpop' command",
-                    assertThrows(JedisDataException.class, () -> jedis.sendCommand(() -> "BLPOP".getBytes(), "k")).getMessage());
+                    assertThrows(JedisDataException.class, () -> jedis.sendCommand(() -> "BLPOP".getBytes(StandardCharsets.US_ASCII), "k")).getMessage());
             assertEquals("ERR value is out of range, must be positive",
                     assertThrows(JedisDataException.class, () -> jedis.lpop("k", -1)).getMessage());
         }

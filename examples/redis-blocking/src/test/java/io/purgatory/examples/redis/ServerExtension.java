@@ -1,5 +1,6 @@
 package io.purgatory.examples.redis;
 
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
@@ -12,7 +13,7 @@ final class ServerExtension implements BeforeEachCallback, AfterEachCallback {
 
     @Override
     public void beforeEach(ExtensionContext context) throws Exception {
-        server = new RedisServer(new InetSocketAddress("127.0.0.1", 0));
+        server = new RedisServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
     }
 
     @Override
