@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.args.ListDirection;
+import redis.clients.jedis.commands.ProtocolCommand;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.util.KeyValue;
 
@@ -114,6 +115,8 @@ class JedisTest {
         }
     }
 
+    private static final ProtocolCommand BLPOP = () -> "BLPOP".getBytes(StandardCharsets.US_ASCII);
+
     @Test
     void errorsAreRedissOwnLines() {
         try (Jedis jedis = jedis()) {
@@ -125,9 +128,9 @@ class JedisTest {
             assertEquals("ERR timeout is negative",
                     assertThrows(JedisDataException.class, () -> jedis.blpop(-1.0, "k")).getMessage());
             assertEquals("ERR timeout is not a float or out of range",
-                    assertThrows(JedisDataException.class, () -> jedis.sendCommand(() -> "BLPOP".getBytes(StandardCharsets.US_ASCII), "k", "soon")).getMessage());
+                    assertThrows(JedisDataException.class, () -> jedis.sendCommand(BLPOP, "k", "soon")).getMessage());
             assertEquals("ERR wrong number of arguments for 'blpop' command",
-                    assertThrows(JedisDataException.class, () -> jedis.sendCommand(() -> "BLPOP".getBytes(StandardCharsets.US_ASCII), "k")).getMessage());
+                    assertThrows(JedisDataException.class, () -> jedis.sendCommand(BLPOP, "k")).getMessage());
             assertEquals("ERR value is out of range, must be positive",
                     assertThrows(JedisDataException.class, () -> jedis.lpop("k", -1)).getMessage());
         }
