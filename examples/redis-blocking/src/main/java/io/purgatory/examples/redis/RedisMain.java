@@ -23,7 +23,7 @@ import picocli.CommandLine.Spec;
  * with exit code 2; an address it cannot listen on, or a port file it cannot write, in one line
  * with exit code 1. Not thread-safe; a command-line main.
  */
-@Command(name = "example-redis-blocking", mixinStandardHelpOptions = true, showDefaultValues = true, version = "0.1.0-SNAPSHOT",
+@Command(name = "example-redis-blocking", mixinStandardHelpOptions = true, showDefaultValues = true, version = "1.0.0-SNAPSHOT",
         usageHelpWidth = 110,
         description = {
             "A server speaking the Redis protocol (RESP2, and RESP3 after HELLO 3) for lists, whose blocking pops wait",
