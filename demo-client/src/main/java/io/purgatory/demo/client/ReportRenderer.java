@@ -30,7 +30,8 @@ final class ReportRenderer {
         String pace = options.rate() > 0 ? number(options.rate()) + " requests/s" : "as fast as possible";
         return String.format(Locale.ROOT, "demo-client: %s to '%s' (%d partitions) on %s: acks=%d, timeout %d ms, %s,"
                         + " at most %d in flight, %d-byte records (Produce v%d, Metadata v%d)",
-                options.untilStopped() ? "produce requests until stopped (Ctrl-C)" : options.requests() + " produce requests", setup.topic().name(), setup.topic().partitions().size(), options.bootstrap(), options.acks(),
+                options.untilStopped() ? "produce requests until stopped (Ctrl-C)" : options.requests() + " produce requests",
+                setup.topic().name(), setup.topic().partitions().size(), options.bootstrap(), options.acks(),
                 options.timeoutMs(), pace, options.concurrency(), options.recordSize(), setup.produceVersion(), setup.metadataVersion());
     }
 

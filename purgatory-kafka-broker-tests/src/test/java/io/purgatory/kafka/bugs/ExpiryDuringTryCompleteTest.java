@@ -63,12 +63,12 @@ class ExpiryDuringTryCompleteTest {
 
     /** Once armed, tryComplete waits for the test to release it and does not complete. Fields are atomics or volatile. */
     private static final class Blocking extends DelayedOperation {
-        final AtomicBoolean armed = new AtomicBoolean();
-        final CountDownLatch release = new CountDownLatch(1);
-        final AtomicReference<Thread> forceCompleteCaller = new AtomicReference<>();
-        final AtomicBoolean onCompleteRan = new AtomicBoolean();
-        final AtomicBoolean overlapped = new AtomicBoolean();
-        final AtomicInteger onCompleteCalls = new AtomicInteger();
+        private final AtomicBoolean armed = new AtomicBoolean();
+        private final CountDownLatch release = new CountDownLatch(1);
+        private final AtomicReference<Thread> forceCompleteCaller = new AtomicReference<>();
+        private final AtomicBoolean onCompleteRan = new AtomicBoolean();
+        private final AtomicBoolean overlapped = new AtomicBoolean();
+        private final AtomicInteger onCompleteCalls = new AtomicInteger();
         volatile boolean inTryComplete;
 
         Blocking() {

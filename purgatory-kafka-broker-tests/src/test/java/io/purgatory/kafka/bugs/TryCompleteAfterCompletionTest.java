@@ -35,7 +35,7 @@ class TryCompleteAfterCompletionTest {
 
     /** Completes once ready; counts the tryComplete calls after onComplete. */
     private static final class Counting extends DelayedOperation {
-        final AtomicInteger triesAfterCompletion = new AtomicInteger();
+        private final AtomicInteger triesAfterCompletion = new AtomicInteger();
         volatile boolean ready;
         volatile boolean onCompleteRan;
 
