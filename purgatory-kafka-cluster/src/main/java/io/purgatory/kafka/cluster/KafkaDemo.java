@@ -52,9 +52,12 @@ public final class KafkaDemo implements Callable<Integer> {
 
     /** The module's line at first use, in a broker's log: the proof that the broker runs on it. */
     private static final Pattern MODULE_ON = Pattern.compile("purgatory-kafka \\S+ is on: .*");
-    /** kafka-producer-perf-test's last line: records, rate, then average and maximum latency in ms. */
+    /**
+     * kafka-producer-perf-test's last line (its lines every 5 s have the same start, without the percentiles): records,
+     * rate, then average and maximum latency in ms, then the percentiles.
+     */
     private static final Pattern PRODUCER_SUMMARY = Pattern.compile(
-            "\\d+ records sent, [\\d.]+ records/sec \\([\\d.]+ MB/sec\\), ([\\d.]+) ms avg latency, ([\\d.]+) ms max latency.*");
+            "\\d+ records sent, [\\d.]+ records/sec \\([\\d.]+ MB/sec\\), ([\\d.]+) ms avg latency, ([\\d.]+) ms max latency, \\d+ ms 50th.*");
     /** A producer metric as {@code --print-metrics} prints it: {@code producer-metrics:NAME:{client-id=...} : VALUE}. */
     private static final Pattern PRODUCER_METRIC = Pattern.compile("producer-metrics:([\\w-]+):\\{[^}]*}\\s*:\\s*([\\d.E-]+)");
 
@@ -184,8 +187,8 @@ public final class KafkaDemo implements Callable<Integer> {
         return Optional.of(String.format(Locale.ROOT, "== reading the producer's latency: %s ms on average from send() to its ack, of which"
                         + " %.1f ms queued in the producer (record-queue-time-avg) and %.1f ms per request at the brokers"
                         + " (request-latency-avg, which includes the wait for acks=all in the Produce purgatory).%n"
-                        + "   Queueing in the producer means it sent slower than --throughput asked: the machine, not the brokers,"
-                        + " set the pace; try a lower --throughput.",
+                        + "   Time queued in the producer is time its records waited to be sent (its first seconds, while it learns"
+                        + " the partitions' leaders, or a --throughput the machine cannot keep), not time in the brokers.",
                 figures.group(1), queued, request));
     }
 
