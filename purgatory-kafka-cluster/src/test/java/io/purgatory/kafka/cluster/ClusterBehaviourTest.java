@@ -176,8 +176,10 @@ abstract class ClusterBehaviourTest {
                 }
                 return redelivered.keySet().containsAll(held);
             });
-            assertTrue(redelivered.values().stream().allMatch(count -> count == 2),
-                    "each held record is in its second delivery: " + redelivered);
+            // at least the second delivery: the first consumer's client may have prefetched the released
+            // records once more before it stopped polling, and that acquisition expires as well
+            assertTrue(redelivered.values().stream().allMatch(count -> count >= 2),
+                    "each held record is delivered again, not for the first time: " + redelivered);
         }
     }
 
