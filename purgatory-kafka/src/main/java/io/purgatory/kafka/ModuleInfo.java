@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * one it was built for, or beside a second purgatory-kafka jar.
  *
  * <p><b>The refusal.</b> A jar built for one Kafka line has that line's signatures (Kafka 4.0's
- * {@code DelayedOperation} has constructors and a {@code lock} field that 4.1's lacks), so on another
+ * {@code DelayedOperation} has constructors and a {@code lock} field that 4.1's lacks; 3.9's purgatory is
+ * Scala, in {@code kafka_2.13}, and its jar provides the timer alone), so on another
  * line a broker would start and then fail some requests with {@code NoSuchMethodError}. Instead, at
  * the first purgatory or timer the broker builds, the module logs one ERROR naming the Kafka version
  * found, the line the jar was built for and the jar to use, and every construction of a purgatory or
@@ -32,18 +33,27 @@ import org.slf4j.LoggerFactory;
  */
 public final class ModuleInfo {
 
-    /** The Kafka classes this module provides under Kafka's names; each concept is listed here only. */
-    public static final List<String> REPLACED_CLASSES = List.of(
-            "org.apache.kafka.server.purgatory.DelayedOperation",
-            "org.apache.kafka.server.purgatory.DelayedOperationPurgatory",
+    /** Kafka's timer classes (kafka-server-common), which the module provides under Kafka's names on every line. */
+    public static final List<String> TIMER_CLASSES = List.of(
             "org.apache.kafka.server.util.timer.Timer",
             "org.apache.kafka.server.util.timer.TimerTask",
             "org.apache.kafka.server.util.timer.TimerTaskEntry",
             "org.apache.kafka.server.util.timer.SystemTimer",
             "org.apache.kafka.server.util.timer.SystemTimerReaper");
 
+    /** Kafka's Java purgatory classes (kafka-server-common 4.0 and later), which the module provides on those lines. */
+    public static final List<String> PURGATORY_CLASSES = List.of(
+            "org.apache.kafka.server.purgatory.DelayedOperation",
+            "org.apache.kafka.server.purgatory.DelayedOperationPurgatory");
+
     /** The Kafka lines a purgatory-kafka jar is built for, one jar each. */
-    public static final List<String> LINES = List.of("4.0", "4.1", "4.2", "4.3", "4.4");
+    public static final List<String> LINES = List.of("3.9", "4.0", "4.1", "4.2", "4.3", "4.4");
+
+    /**
+     * The lines whose purgatory is Scala, in {@code kafka_2.13} ({@code kafka.server.DelayedOperationPurgatory}): their
+     * jar provides the timer alone, and Kafka's own purgatory runs on it.
+     */
+    static final List<String> SCALA_PURGATORY_LINES = List.of("3.9");
 
     /** The module's build facts, in its jar (and in every other purgatory-kafka jar). */
     static final String PROPERTIES = "io/purgatory/kafka/purgatory-kafka.properties";
@@ -73,6 +83,23 @@ public final class ModuleInfo {
     /** The Kafka version whose classes' signatures the module was built and checked against. */
     public String builtForKafka() {
         return builtForKafka;
+    }
+
+    /** The Kafka classes this jar provides under Kafka's names: the timer's, and the purgatory's on a line whose purgatory is Java. */
+    public List<String> replacedClasses() {
+        if (SCALA_PURGATORY_LINES.contains(builtForLine)) {
+            return TIMER_CLASSES;
+        }
+        List<String> all = new ArrayList<>(PURGATORY_CLASSES);
+        all.addAll(TIMER_CLASSES);
+        return List.copyOf(all);
+    }
+
+    /** What runs on purgatory-core with this jar, for the INFO line. */
+    String whatRuns() {
+        return SCALA_PURGATORY_LINES.contains(builtForLine)
+                ? "Kafka's timer (SystemTimer, which Kafka's own purgatory kafka.server.DelayedOperationPurgatory runs on) runs on purgatory-core"
+                : "Kafka's purgatory and timer (DelayedOperationPurgatory, SystemTimer) run on purgatory-core";
     }
 
     /** The file name of the module's jar for {@code line}. */
@@ -186,8 +213,8 @@ public final class ModuleInfo {
             if (refusal != null) {
                 LOG.error(refusal);
             } else {
-                LOG.info("purgatory-kafka {} is on: Kafka's purgatory and timer (DelayedOperationPurgatory, SystemTimer) run on purgatory-core;"
-                        + " built for Kafka {} ({}), running on Kafka {}", INFO.moduleVersion, INFO.builtForLine, INFO.builtForKafka, running);
+                LOG.info("purgatory-kafka {} is on: {}; built for Kafka {} ({}), running on Kafka {}",
+                        INFO.moduleVersion, INFO.whatRuns(), INFO.builtForLine, INFO.builtForKafka, running);
             }
             REFUSAL = refusal;
         }

@@ -19,7 +19,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class ModuleInfoTest {
 
-    private static final List<String> PATCH_OF_LINE = List.of("4.0.2", "4.1.2", "4.2.1", "4.3.1", "4.4.0");
+    private static final List<String> PATCH_OF_LINE = List.of("3.9.1", "4.0.2", "4.1.2", "4.2.1", "4.3.1", "4.4.0");
 
     /** Every neighbouring pair, both ways: a jar built for one line, a broker of the other. */
     static Stream<Arguments> neighbouringLines() {
@@ -52,8 +52,18 @@ class ModuleInfoTest {
         String refusal = new ModuleInfo("1.2.3", "4.4", "4.4.0").refusal("4.5.0", List.of("a.jar"));
         assertTrue(refusal.contains("runs Kafka 4.5.0") && refusal.contains("no purgatory-kafka jar is built for Kafka 4.5")
                 && refusal.contains("remove it from the class path"), refusal);
-        String older = new ModuleInfo("1.2.3", "4.0", "4.0.2").refusal("3.9.1", List.of("a.jar"));
-        assertTrue(older.contains("no purgatory-kafka jar is built for Kafka 3.9"), older);
+        String older = new ModuleInfo("1.2.3", "3.9", "3.9.1").refusal("3.8.1", List.of("a.jar"));
+        assertTrue(older.contains("no purgatory-kafka jar is built for Kafka 3.8 (there is one for each of Kafka 3.9, 4.0, 4.1"), older);
+    }
+
+    @Test
+    void theJarOfALineWithAScalaPurgatoryProvidesTheTimerAlone() {
+        ModuleInfo timerOnly = new ModuleInfo("1.2.3", "3.9", "3.9.1");
+        assertEquals(ModuleInfo.TIMER_CLASSES, timerOnly.replacedClasses());
+        assertTrue(timerOnly.whatRuns().startsWith("Kafka's timer (SystemTimer"), timerOnly.whatRuns());
+        ModuleInfo both = new ModuleInfo("1.2.3", "4.0", "4.0.2");
+        assertTrue(both.replacedClasses().containsAll(ModuleInfo.PURGATORY_CLASSES) && both.replacedClasses().containsAll(ModuleInfo.TIMER_CLASSES),
+                both.replacedClasses().toString());
     }
 
     @Test

@@ -53,6 +53,12 @@ public final class KafkaCluster implements AutoCloseable {
     private static final int PORT_ATTEMPTS = 3;
     /** purgatory-kafka's MBeans, one per purgatory, on a broker that runs it. */
     public static final String OUR_PURGATORIES = "io.purgatory:type=DelayedOperationPurgatory,*";
+    /**
+     * The thread of purgatory-kafka's timer under Kafka's Fetch purgatory: on Kafka 3.9, whose purgatory is Kafka's own
+     * (Scala) and whose jar replaces the timer alone, the sign that the module runs (Kafka's timer names its one
+     * thread {@code executor-Fetch}).
+     */
+    public static final String OUR_FETCH_TIMER_THREAD = "executor-Fetch-reaper";
 
     private final ClusterSpec spec;
     private final List<KafkaNode> nodes;
@@ -241,11 +247,19 @@ public final class KafkaCluster implements AutoCloseable {
         }
     }
 
-    /** A module run whose brokers do not serve our MBeans runs Kafka's own purgatory: say so rather than measure it. */
+    /**
+     * A module run whose brokers do not serve our MBeans runs Kafka's own purgatory: say so rather than measure it. On
+     * Kafka 3.x, whose jar replaces the timer alone, our timer's thread under the Fetch purgatory is the sign instead.
+     */
     private void checkModuleLoaded() {
+        boolean timerOnly = spec.runtime().kafkaVersion().startsWith("3.");
         for (KafkaNode node : nodes) {
             try (NodeJmx jmx = jmx(node)) {
-                if (jmx.names(OUR_PURGATORIES).isEmpty()) {
+                if (timerOnly && !jmx.threadNames().contains(OUR_FETCH_TIMER_THREAD)) {
+                    throw new IllegalStateException("node " + node.id() + " runs without purgatory-kafka's timer (no thread "
+                            + OUR_FETCH_TIMER_THREAD + ") although " + spec.runtime().moduleJar().orElseThrow() + " is first on its classpath");
+                }
+                if (!timerOnly && jmx.names(OUR_PURGATORIES).isEmpty()) {
                     throw new IllegalStateException("node " + node.id() + " runs without purgatory-kafka (no " + OUR_PURGATORIES
                             + " MBean) although " + spec.runtime().moduleJar().orElseThrow() + " is first on its classpath");
                 }

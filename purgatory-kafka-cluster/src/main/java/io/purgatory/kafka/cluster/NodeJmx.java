@@ -2,9 +2,14 @@ package io.purgatory.kafka.cluster;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
+import java.util.stream.Collectors;
 import javax.management.JMException;
 import javax.management.MBeanAttributeInfo;
 import javax.management.MBeanServerConnection;
@@ -83,6 +88,17 @@ public final class NodeJmx implements AutoCloseable {
             throw new IllegalArgumentException("no MBean " + name + ": " + e, e);
         } catch (IOException e) {
             throw new UncheckedIOException("JMX read of " + name + " failed", e);
+        }
+    }
+
+    /** The names of the node JVM's live threads (the Threading MXBean's). */
+    public Set<String> threadNames() {
+        try {
+            ThreadMXBean threads = ManagementFactory.newPlatformMXBeanProxy(server, ManagementFactory.THREAD_MXBEAN_NAME, ThreadMXBean.class);
+            return Arrays.stream(threads.getThreadInfo(threads.getAllThreadIds())).filter(Objects::nonNull)
+                    .map(ThreadInfo::getThreadName).collect(Collectors.toSet());
+        } catch (IOException e) {
+            throw new UncheckedIOException("JMX read of the threads failed", e);
         }
     }
 

@@ -27,6 +27,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * purgatory-kafka jar first on its classpath: the module's INFO line names the line, our MBeans are registered, and
  * the broker serves acks=all produce, a consumer group and long-poll fetches that park and expire on the module's
  * Fetch purgatory. The newest line (4.4) runs the three-broker cluster tests instead ({@link ModuleClusterTest}).
+ *
+ * <p>Kafka 3.9's purgatory is Kafka's own (Scala, in kafka_2.13) and its jar replaces the timer alone: there the
+ * Fetch purgatory parks on Kafka's watch lists, our timer's thread runs under it, and its expiries are Kafka's
+ * {@code DelayedFetchMetrics} meter (an expiry is Kafka's {@code run()}, called by our timer).
  */
 @Tag("integration")
 class LineBrokerTest {
@@ -34,7 +38,7 @@ class LineBrokerTest {
     private static final int RECORDS = 200;
 
     @ParameterizedTest(name = "Kafka {0} on its line's jar")
-    @ValueSource(strings = {"4.0.2", "4.1.2", "4.2.1", "4.3.1"})
+    @ValueSource(strings = {"3.9.1", "4.0.2", "4.1.2", "4.2.1", "4.3.1"})
     @Timeout(value = 3, unit = TimeUnit.MINUTES)
     void aBrokerOfTheLineServesOnItsJar(String kafkaVersion) throws Exception {
         ClusterSpec spec = ClusterSpec.threeNodes(TestRuntimes.moduleOfLine(kafkaVersion),
@@ -59,13 +63,20 @@ class LineBrokerTest {
                 }
             }
 
-            String fetch = "io.purgatory:type=DelayedOperationPurgatory,name=" + ObjectName.quote("Fetch-broker0");
+            boolean timerOnly = kafkaVersion.startsWith("3.");
+            String fetch = timerOnly ? "kafka.server:type=DelayedFetchMetrics,name=ExpiresPerSec,fetcherType=consumer"
+                    : "io.purgatory:type=DelayedOperationPurgatory,name=" + ObjectName.quote("Fetch-broker0");
+            String expired = timerOnly ? "Count" : "Expired";
             try (NodeJmx jmx = cluster.jmx(broker);
                  KafkaConsumer<String, String> consumer = Clients.consumer(cluster, Map.of(
                          ConsumerConfig.GROUP_ID_CONFIG, "group-" + kafkaVersion,
                          ConsumerConfig.FETCH_MIN_BYTES_CONFIG, 1 << 20,
                          ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 300))) {
-                assertTrue(jmx.names(KafkaCluster.OUR_PURGATORIES).size() > 0, "our purgatories' MBeans");
+                if (timerOnly) {
+                    assertTrue(jmx.threadNames().contains(KafkaCluster.OUR_FETCH_TIMER_THREAD), "our timer under Kafka's Fetch purgatory");
+                } else {
+                    assertTrue(jmx.names(KafkaCluster.OUR_PURGATORIES).size() > 0, "our purgatories' MBeans");
+                }
                 consumer.subscribe(List.of("on-" + kafkaVersion));
                 List<String> read = new ArrayList<>();
                 await("the group reads every record").atMost(Duration.ofSeconds(60))
@@ -75,11 +86,11 @@ class LineBrokerTest {
                         });
                 assertEquals(IntStream.range(0, RECORDS).mapToObj(i -> "v" + i).toList(), read);
                 consumer.commitSync();
-                long expiredBefore = jmx.longAttribute(fetch, "Expired");
-                await("long-poll fetches park and expire on the module's Fetch purgatory").atMost(Duration.ofSeconds(60))
+                long expiredBefore = jmx.longAttribute(fetch, expired);
+                await("long-poll fetches park and expire on the module's Fetch purgatory or timer").atMost(Duration.ofSeconds(60))
                         .until(() -> {
                             consumer.poll(Duration.ofMillis(200));
-                            return jmx.longAttribute(fetch, "Expired") > expiredBefore;
+                            return jmx.longAttribute(fetch, expired) > expiredBefore;
                         });
             }
         }

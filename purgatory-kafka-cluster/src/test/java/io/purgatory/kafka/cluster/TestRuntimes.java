@@ -4,7 +4,7 @@ import java.nio.file.Path;
 
 /**
  * The runtimes the cluster tests start brokers on, from the paths the build passes as system properties
- * (purgatory-kafka-cluster/pom.xml): stock Kafka 4.0.2, 4.1.2, 4.2.1, 4.3.1 and 4.4.0, and each with a purgatory-kafka jar first.
+ * (purgatory-kafka-cluster/pom.xml): stock Kafka 3.9.1, 4.0.2, 4.1.2, 4.2.1, 4.3.1 and 4.4.0, and each with a purgatory-kafka jar first.
  */
 final class TestRuntimes {
 
@@ -22,7 +22,11 @@ final class TestRuntimes {
 
     /** Kafka {@code kafkaVersion} with the jar of its own line first. */
     static KafkaRuntime moduleOfLine(String kafkaVersion) {
-        String line = kafkaVersion.substring(0, kafkaVersion.lastIndexOf('.'));
+        return withJarOfLine(kafkaVersion, kafkaVersion.substring(0, kafkaVersion.lastIndexOf('.')));
+    }
+
+    /** Kafka {@code kafkaVersion} with the jar built for Kafka line {@code line} first (another line's, to test the refusal). */
+    static KafkaRuntime withJarOfLine(String kafkaVersion, String line) {
         return stock(kafkaVersion).withModule(Path.of(property("purgatory.kafka.module-jar." + line)));
     }
 

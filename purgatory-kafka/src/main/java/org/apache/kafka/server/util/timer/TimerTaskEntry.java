@@ -13,10 +13,13 @@ package org.apache.kafka.server.util.timer;
  * classes, still in Kafka's jar, work on this entry). A foreign timer such as Kafka's test
  * {@code MockTimer} keeps entries in a collection of its own and uses neither.
  *
+ * <p>Not final: Kafka 3.9's class is open (4.0 made it final), and one source serves every line; a
+ * subclass overriding {@link #cancelled()} or {@link #remove()} changes what Kafka's would too.
+ *
  * <p>Thread-safe: Kafka's links are guarded by the {@code TimerTaskList} that holds the entry;
  * {@code wheelNode} is written once, before the node is added to the wheel.
  */
-public final class TimerTaskEntry {
+public class TimerTaskEntry {
 
     public final TimerTask timerTask;
     public final long expirationMs;
