@@ -4,7 +4,6 @@ import io.purgatory.demo.broker.FetchTest;
 import io.purgatory.demo.broker.WireClient;
 import io.purgatory.demo.broker.WireClient.Answer;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -57,19 +56,15 @@ public final class MemoryFloodBench {
         int seconds = Integer.parseInt(args[1]);
         long[] idle = HostileBench.produce(port, "demo", seconds);
         MemoryFloodBench bench = new MemoryFloodBench(port);
-        List<Thread> floods = new ArrayList<>();
         for (int c = 0; c < 2; c++) {
-            floods.add(bench.flood("produce-" + c, bench::produceFlood));
+            bench.flood("produce-" + c, bench::produceFlood);
         }
-        floods.add(bench.flood("commit", bench::commitFlood));
+        bench.flood("commit", bench::commitFlood);
         for (int c = 0; c < 4; c++) {
-            floods.add(bench.flood("fetch-" + c, bench::fetchFlood));
+            bench.flood("fetch-" + c, bench::fetchFlood);
         }
         long[] flooded = HostileBench.produce(port, "demo", seconds);
-        bench.flooding.set(false);
-        for (Thread flood : floods) {
-            flood.join(30_000);
-        }
+        bench.flooding.set(false); // the flood threads are daemons: a fetch flood may wait on a parked fetch, and is left to end with the JVM
         System.out.printf("good producer acks=all, alone:          %s%n", HostileBench.percentiles(idle));
         System.out.printf("good producer acks=all, beside floods:  %s%n", HostileBench.percentiles(flooded));
         System.out.printf("the floods got: %s%n", new java.util.TreeMap<>(bench.outcomes));
@@ -80,7 +75,7 @@ public final class MemoryFloodBench {
         void run(WireClient client) throws Exception;
     }
 
-    private Thread flood(String name, Flood flood) {
+    private void flood(String name, Flood flood) {
         Thread thread = new Thread(() -> {
             try (WireClient client = new WireClient(port)) {
                 flood.run(client);
@@ -90,7 +85,6 @@ public final class MemoryFloodBench {
         }, "flood-" + name);
         thread.setDaemon(true);
         thread.start();
-        return thread;
     }
 
     private void count(String outcome) {
