@@ -83,7 +83,8 @@ public final class BrokerSettings {
                     + " append that still does not fit gets KAFKA_STORAGE_ERROR), parked produces and fetches by the partitions"
                     + " they watch (an eighth; past it an acks=-1 produce gets THROTTLING_QUOTA_EXCEEDED and appends nothing,"
                     + " a fetch is answered at once), committed offsets with their metadata (an eighth) and groups (a sixteenth;"
-                    + " past either, COORDINATOR_NOT_AVAILABLE), and requests and responses in flight (the rest; past the whole"
+                    + " past either, groups without members are evicted, the requesting address's first, then"
+                    + " COORDINATOR_NOT_AVAILABLE), and requests and responses in flight (the rest; past the whole"
                     + " budget no connection reads another request until some are answered). -1: half of the maximum heap"
                     + " (-Xmx); at least 1048576 otherwise.");
     public static final Setting<Integer> MAX_CONNECTIONS = Setting.ofInt("--max-connections", "N", 1000, 1, MAX_COUNT,

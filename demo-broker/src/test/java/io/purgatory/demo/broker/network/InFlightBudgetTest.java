@@ -1,7 +1,6 @@
 package io.purgatory.demo.broker.network;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.purgatory.demo.broker.config.BrokerConfig;
 import io.purgatory.demo.broker.coordinator.GroupCoordinator;
@@ -13,13 +12,8 @@ import io.purgatory.demo.broker.server.KafkaApis;
 import io.purgatory.demo.broker.server.ReplicaManager;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.common.message.ApiVersionsRequestData;
-import org.apache.kafka.common.requests.ApiVersionsRequest;
-import org.apache.kafka.common.requests.RequestHeader;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -89,17 +83,10 @@ class InFlightBudgetTest {
     }
 
     private List<Integer> correlationIds() {
-        List<Integer> ids = new ArrayList<>();
-        for (ByteBuf written = channel.readOutbound(); written != null; written = channel.readOutbound()) {
-            ids.add(written.getInt(0));
-            written.release();
-        }
-        return ids;
+        return KafkaRequestHandlerTest.correlationIds(channel);
     }
 
     private static ByteBuf apiVersions(int correlationId) {
-        ApiVersionsRequest request = new ApiVersionsRequest.Builder(new ApiVersionsRequestData(), (short) 3, (short) 3).build();
-        ByteBuffer frame = request.serializeWithHeader(new RequestHeader(request.apiKey(), request.version(), "test", correlationId));
-        return Unpooled.wrappedBuffer(frame);
+        return KafkaRequestHandlerTest.apiVersions(correlationId);
     }
 }
