@@ -5,6 +5,7 @@ import io.purgatory.demo.broker.config.BrokerConfig;
 import io.purgatory.demo.broker.coordinator.GroupCoordinator;
 import io.purgatory.demo.broker.coordinator.GroupCoordinatorConfig;
 import io.purgatory.demo.broker.metrics.BrokerStats;
+import io.purgatory.demo.broker.metrics.MemoryBudget;
 import io.purgatory.demo.broker.network.RequestHandlerPool;
 import io.purgatory.demo.broker.network.SocketServer;
 import io.purgatory.demo.broker.replication.SimulatedFollowers;
@@ -28,7 +29,9 @@ import org.slf4j.LoggerFactory;
  * whose member sessions wait in the {@code heartbeat} purgatory. What the dashboard and tests read
  * comes from the parts that own it: {@link #replicaManager()} (partitions, purgatories),
  * {@link #coordinator()} (groups, offsets), {@link #followers()} (stall, resume, lag) and
- * {@link #stats()} (the listener's counters).
+ * {@link #stats()} (the listener's counters). One {@link MemoryBudget} ({@link #memoryBudget()}) counts
+ * what clients make the parts hold: the logs and parked operations (replica manager), groups and
+ * offsets (coordinator), requests and responses in flight (listener).
  *
  * <p>{@link #close()} loses no request: it stops accepting, answers every parked JoinGroup and
  * SyncGroup with {@code NOT_COORDINATOR} (a Kafka client looks for the coordinator again), every parked produce (the
@@ -47,6 +50,7 @@ public final class DemoBroker implements AutoCloseable {
     private final ReplicaManager replicaManager;
     private final GroupCoordinator coordinator;
     private final BrokerStats stats = new BrokerStats();
+    private final MemoryBudget memoryBudget;
     private final RequestHandlerPool requestHandlers;
     private final ScheduledExecutorService offsetExpiry;
     private final SocketServer socketServer;
@@ -56,8 +60,9 @@ public final class DemoBroker implements AutoCloseable {
 
     private DemoBroker(BrokerConfig config) throws IOException, InterruptedException {
         this.config = config;
-        this.replicaManager = new ReplicaManager(config);
-        this.coordinator = new GroupCoordinator(GroupCoordinatorConfig.of(config));
+        this.memoryBudget = MemoryBudget.of(config.memoryBudgetBytes());
+        this.replicaManager = new ReplicaManager(config, memoryBudget);
+        this.coordinator = new GroupCoordinator(GroupCoordinatorConfig.of(config), memoryBudget);
         this.requestHandlers = new RequestHandlerPool(config.requestHandlers());
         this.offsetExpiry = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread thread = new Thread(task, "offset-expiry");
@@ -67,7 +72,8 @@ public final class DemoBroker implements AutoCloseable {
         offsetExpiry.scheduleWithFixedDelay(this::expireOffsets, config.offsetsRetentionCheckIntervalMs(),
                 config.offsetsRetentionCheckIntervalMs(), TimeUnit.MILLISECONDS);
         try {
-            this.socketServer = new SocketServer(config, new KafkaApis(replicaManager, coordinator, stats), stats, requestHandlers);
+            this.socketServer = new SocketServer(config, new KafkaApis(replicaManager, coordinator, stats), stats, requestHandlers,
+                    memoryBudget);
         } catch (IOException | InterruptedException | RuntimeException e) {
             requestHandlers.close();
             offsetExpiry.shutdownNow();
@@ -85,9 +91,9 @@ public final class DemoBroker implements AutoCloseable {
      */
     public static DemoBroker start(BrokerConfig config) throws IOException, InterruptedException {
         DemoBroker broker = new DemoBroker(config);
-        LOG.info("demo broker listening on port {}: topics {}, {} follower(s) per partition, replica lag {}±{} ms, min.insync.replicas {}",
-                broker.port(), config.topics(), config.followers(), config.replicaLagMs(), config.replicaLagJitterMs(),
-                config.minInsyncReplicas());
+        LOG.info("demo broker listening on port {}: topics {}, {} follower(s) per partition, replica lag {}±{} ms, min.insync.replicas {},"
+                        + " memory budget {} bytes", broker.port(), config.topics(), config.followers(), config.replicaLagMs(),
+                config.replicaLagJitterMs(), config.minInsyncReplicas(), broker.memoryBudget.limitBytes());
         return broker;
     }
 
@@ -113,6 +119,11 @@ public final class DemoBroker implements AutoCloseable {
     /** The simulated follower replicas: stall, resume, lag. */
     public SimulatedFollowers followers() {
         return replicaManager.followers();
+    }
+
+    /** What clients make the broker hold, counted by kind, and the refusals past each share. */
+    public MemoryBudget memoryBudget() {
+        return memoryBudget;
     }
 
     /** Connections, bytes, requests and response error codes of the Kafka listener. */

@@ -2,6 +2,7 @@ package io.purgatory.demo.broker.cluster;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.purgatory.demo.broker.log.LogConfig;
+import io.purgatory.demo.broker.log.LogMemory;
 import io.purgatory.demo.broker.log.PartitionLog;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -83,9 +84,19 @@ public final class Partition {
      * @param config the topic's log config
      */
     public Partition(TopicPartition topicPartition, int followers, LogConfig config, long replicaLagTimeMaxMs, long nowMs) {
+        this(topicPartition, followers, config, replicaLagTimeMaxMs, nowMs, LogMemory.UNBOUNDED);
+    }
+
+    /**
+     * @param followers follower replicas (ids 1..followers): the replication factor less one
+     * @param config the topic's log config
+     * @param memory where the log holds its batches' memory (the broker's budget)
+     */
+    public Partition(TopicPartition topicPartition, int followers, LogConfig config, long replicaLagTimeMaxMs, long nowMs,
+                     LogMemory memory) {
         this.topicPartition = topicPartition;
         this.followers = followers;
-        this.log = new PartitionLog(config.retentionBytes());
+        this.log = new PartitionLog(config.retentionBytes(), memory);
         this.config = config;
         this.replicaLagTimeMaxMs = replicaLagTimeMaxMs;
         this.followerEndOffset = new long[followers];
@@ -110,8 +121,10 @@ public final class Partition {
     /**
      * Appends validated record batches on the leader, copying them; see {@link PartitionLog#append}.
      * Appends nothing, and says why, when the partition is deleted
-     * ({@link Errors#UNKNOWN_TOPIC_OR_PARTITION}) or a batch is larger than {@code max.message.bytes}
-     * ({@link Errors#MESSAGE_TOO_LARGE}, as Kafka's {@code RecordTooLargeException}).
+     * ({@link Errors#UNKNOWN_TOPIC_OR_PARTITION}), a batch is larger than {@code max.message.bytes}
+     * ({@link Errors#MESSAGE_TOO_LARGE}, as Kafka's {@code RecordTooLargeException}) or the broker's
+     * memory budget has no room for the batches ({@link Errors#KAFKA_STORAGE_ERROR}, Kafka's answer
+     * when a log cannot be written for want of space: retriable, the producer sends again).
      *
      * @return where they went, and whether the append moved the high watermark (only when the ISR
      *     is the leader alone)
@@ -127,6 +140,9 @@ public final class Partition {
         }
         long highWatermarkBefore = highWatermark();
         long base = log.append(records);
+        if (base == PartitionLog.NO_ROOM) {
+            return AppendResult.refused(Errors.KAFKA_STORAGE_ERROR);
+        }
         long highWatermark = highWatermark();
         return new AppendResult(Errors.NONE, base, log.logEndOffset(), highWatermark > highWatermarkBefore ? highWatermark : FetchResult.NOT_MOVED);
     }
@@ -177,6 +193,21 @@ public final class Partition {
 
     public synchronized boolean isDeleted() {
         return deleted;
+    }
+
+    /**
+     * Drops the log's oldest batches, the newest too if need be, until {@code bytes} of memory are
+     * given back ({@link PartitionLog#dropOldest}): the broker makes room in its memory budget so.
+     *
+     * @return the memory given back
+     */
+    public synchronized long dropOldest(long bytes) {
+        return log.dropOldest(bytes);
+    }
+
+    /** The memory the log holds in the budget: its bytes plus each batch's overhead. */
+    public synchronized long heldBytes() {
+        return log.heldBytes();
     }
 
     /**

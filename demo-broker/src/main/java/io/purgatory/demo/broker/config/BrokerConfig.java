@@ -10,10 +10,12 @@ import static io.purgatory.demo.broker.config.BrokerSettings.IDLE_TIMEOUT_MS;
 import static io.purgatory.demo.broker.config.BrokerSettings.MAX_CONNECTIONS;
 import static io.purgatory.demo.broker.config.BrokerSettings.MAX_FRAME_BYTES;
 import static io.purgatory.demo.broker.config.BrokerSettings.MAX_GROUPS;
+import static io.purgatory.demo.broker.config.BrokerSettings.MAX_GROUPS_PER_ADDRESS;
 import static io.purgatory.demo.broker.config.BrokerSettings.MAX_GROUPS_PER_CLIENT;
 import static io.purgatory.demo.broker.config.BrokerSettings.MAX_IN_FLIGHT_PER_CONNECTION;
 import static io.purgatory.demo.broker.config.BrokerSettings.MAX_MESSAGE_BYTES;
 import static io.purgatory.demo.broker.config.BrokerSettings.MAX_PARKED_REQUESTS;
+import static io.purgatory.demo.broker.config.BrokerSettings.MEMORY_BUDGET_BYTES;
 import static io.purgatory.demo.broker.config.BrokerSettings.MAX_PARTITIONS;
 import static io.purgatory.demo.broker.config.BrokerSettings.MAX_PARTITIONS_PER_REQUEST;
 import static io.purgatory.demo.broker.config.BrokerSettings.MAX_RESPONSE_BYTES;
@@ -61,6 +63,8 @@ import picocli.CommandLine.Model.CommandSpec;
 public final class BrokerConfig {
     /** The value of a setting with no default that was not given (a map holds no null). */
     private static final Object NONE = new Object();
+    /** The smallest memory budget accepted: 1 MiB. */
+    private static final long MIN_MEMORY_BUDGET_BYTES = 1L << 20;
 
     private final Map<Setting<?>, Object> values;
 
@@ -134,6 +138,8 @@ public final class BrokerConfig {
                 + ": lower --min-insync-replicas or raise --replicas");
         require(partitions <= maxPartitions(), "--max-partitions " + maxPartitions() + " is below the " + partitions
                 + " partitions of the --topic options");
+        require(memoryBudgetBytes() == -1 || memoryBudgetBytes() >= MIN_MEMORY_BUDGET_BYTES, "--memory-budget-bytes must be -1 (half of"
+                + " the maximum heap) or at least " + MIN_MEMORY_BUDGET_BYTES + ", was " + memoryBudgetBytes());
         return this;
     }
 
@@ -244,6 +250,11 @@ public final class BrokerConfig {
         return get(MAX_PARKED_REQUESTS);
     }
 
+    /** The memory budget for what clients make the broker hold, in bytes; -1: half of the maximum heap. */
+    public long memoryBudgetBytes() {
+        return get(MEMORY_BUDGET_BYTES);
+    }
+
     /** Open client connections; past it a new one is accepted and closed at once. */
     public int maxConnections() {
         return get(MAX_CONNECTIONS);
@@ -282,6 +293,11 @@ public final class BrokerConfig {
     /** Groups one client id may have created that are still held. */
     public int maxGroupsPerClient() {
         return get(MAX_GROUPS_PER_CLIENT);
+    }
+
+    /** Groups the clients at one address may have created that are still held, whatever client ids they claim. */
+    public int maxGroupsPerAddress() {
+        return get(MAX_GROUPS_PER_ADDRESS);
     }
 
     /** How long an empty group keeps its offsets (offsets.retention.minutes). */
@@ -415,6 +431,10 @@ public final class BrokerConfig {
             return set(MAX_PARKED_REQUESTS, maxParkedRequests);
         }
 
+        public Builder memoryBudgetBytes(long memoryBudgetBytes) {
+            return set(MEMORY_BUDGET_BYTES, memoryBudgetBytes);
+        }
+
         public Builder maxConnections(int maxConnections) {
             return set(MAX_CONNECTIONS, maxConnections);
         }
@@ -442,6 +462,10 @@ public final class BrokerConfig {
 
         public Builder maxGroupsPerClient(int maxGroupsPerClient) {
             return set(MAX_GROUPS_PER_CLIENT, maxGroupsPerClient);
+        }
+
+        public Builder maxGroupsPerAddress(int maxGroupsPerAddress) {
+            return set(MAX_GROUPS_PER_ADDRESS, maxGroupsPerAddress);
         }
 
         public Builder offsetsRetention(int minutes, long checkIntervalMs) {

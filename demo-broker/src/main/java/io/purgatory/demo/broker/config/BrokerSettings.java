@@ -77,6 +77,16 @@ public final class BrokerSettings {
     public static final Setting<Integer> MAX_PARKED_REQUESTS = Setting.ofInt("--max-parked-requests", "N", 100_000, 1, 10 * MAX_COUNT,
             "acks=-1 produces waiting for replicas, all connections together; past N one is answered at once"
                     + " with THROTTLING_QUOTA_EXCEEDED (retriable) and nothing is appended.");
+    public static final Setting<Long> MEMORY_BUDGET_BYTES = Setting.ofLong("--memory-budget-bytes", "BYTES", -1, -1, 1L << 50,
+            "Heap that what clients make the broker hold may take, counted where it is created and released where it goes:"
+                    + " the logs' record batches (a half; past it the oldest batches of the largest logs are dropped, and an"
+                    + " append that still does not fit gets KAFKA_STORAGE_ERROR), parked produces and fetches by the partitions"
+                    + " they watch (an eighth; past it an acks=-1 produce gets THROTTLING_QUOTA_EXCEEDED and appends nothing,"
+                    + " a fetch is answered at once), committed offsets with their metadata (an eighth) and groups (a sixteenth;"
+                    + " past either, groups without members are evicted, the requesting address's first, then"
+                    + " COORDINATOR_NOT_AVAILABLE), and requests and responses in flight (the rest; past the whole"
+                    + " budget no connection reads another request until some are answered). -1: half of the maximum heap"
+                    + " (-Xmx); at least 1048576 otherwise.");
     public static final Setting<Integer> MAX_CONNECTIONS = Setting.ofInt("--max-connections", "N", 1000, 1, MAX_COUNT,
             "Open client connections; past N a new one is accepted and closed at once (logged at most once"
                     + " every 10 s). Keep it below the open file limit (ulimit -n).");
@@ -98,9 +108,14 @@ public final class BrokerSettings {
                     + " request that would create one evicts the group longest without members (with its offsets),"
                     + " or gets COORDINATOR_NOT_AVAILABLE when every group has members.");
     public static final Setting<Integer> MAX_GROUPS_PER_CLIENT = Setting.ofInt("--max-groups-per-client", "N", 1000, 1, MAX_COUNT,
-            "Groups one client id may have created that are still held; past N a request of that client id that"
-                    + " would create one evicts that client id's group longest without members (with its offsets), or gets"
-                    + " COORDINATOR_NOT_AVAILABLE when all of them have members; so one client cannot fill --max-groups.");
+            "Groups one client id at one address may have created that are still held; past N a request of that client id"
+                    + " from that address that would create one evicts that client id's group longest without members (with its"
+                    + " offsets), or gets COORDINATOR_NOT_AVAILABLE when all of them have members; so one client cannot fill"
+                    + " --max-groups, and a client elsewhere claiming its id counts against its own address.");
+    public static final Setting<Integer> MAX_GROUPS_PER_ADDRESS = Setting.ofInt("--max-groups-per-address", "N", 5000, 1, MAX_COUNT,
+            "Groups the clients at one address may have created that are still held, whatever client ids they claim;"
+                    + " past N a request from that address that would create one evicts that address's group longest without"
+                    + " members (with its offsets), or gets COORDINATOR_NOT_AVAILABLE when all of them have members.");
     public static final Setting<Integer> OFFSETS_RETENTION_MINUTES = Setting.ofInt("--offsets-retention-minutes", "MIN", 10_080, 1,
             (int) (MAX_MS / 60_000L), "An empty group keeps its committed offsets this long after it became empty (a group that never"
                     + " had members: each offset this long after its commit); then they go, and the group with them (Kafka's"
@@ -146,9 +161,10 @@ public final class BrokerSettings {
     /** Every setting, in the order of the command line's help. */
     public static final List<Setting<?>> ALL = List.of(PORT, TOPICS, REPLICAS, REPLICA_LAG_MS, REPLICA_LAG_JITTER_MS, STALL_REPLICAS,
             STALL_MS, HEALTHY_MS, STALL_AFTER_MS, REPLICA_LAG_TIME_MAX_MS, MIN_INSYNC_REPLICAS, MAX_FRAME_BYTES,
-            MAX_IN_FLIGHT_PER_CONNECTION, MAX_RESPONSE_BYTES, REQUEST_HANDLERS, RETENTION_BYTES, MAX_PARKED_REQUESTS, MAX_CONNECTIONS, IDLE_TIMEOUT_MS,
+            MAX_IN_FLIGHT_PER_CONNECTION, MAX_RESPONSE_BYTES, REQUEST_HANDLERS, RETENTION_BYTES, MAX_PARKED_REQUESTS,
+            MEMORY_BUDGET_BYTES, MAX_CONNECTIONS, IDLE_TIMEOUT_MS,
             GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE, MAX_GROUPS,
-            MAX_GROUPS_PER_CLIENT, OFFSETS_RETENTION_MINUTES, OFFSETS_RETENTION_CHECK_INTERVAL_MS,
+            MAX_GROUPS_PER_CLIENT, MAX_GROUPS_PER_ADDRESS, OFFSETS_RETENTION_MINUTES, OFFSETS_RETENTION_CHECK_INTERVAL_MS,
             MAX_MESSAGE_BYTES, NUM_PARTITIONS, AUTO_CREATE_TOPICS, MAX_PARTITIONS, MAX_PARTITIONS_PER_REQUEST, MAX_TOPICS_PER_REQUEST,
             PORT_FILE, HTTP_PORT, HTTP_HOST, HTTP_PORT_FILE, CONSOLE);
 

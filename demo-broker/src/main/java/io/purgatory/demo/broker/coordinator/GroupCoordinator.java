@@ -3,6 +3,7 @@ package io.purgatory.demo.broker.coordinator;
 import io.purgatory.DelayedOperation;
 import io.purgatory.DelayedOperationPurgatory;
 import io.purgatory.PurgatoryMetrics;
+import io.purgatory.demo.broker.metrics.MemoryBudget;
 import io.purgatory.demo.broker.metrics.Purgatories;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -37,8 +38,9 @@ import org.slf4j.LoggerFactory;
  * JoinGroup and SyncGroup answers that must wait are callbacks the members hold, called when the
  * phase completes; the others are returned at once.
  *
- * <p>Bounded: at most {@link GroupCoordinatorConfig#maxGroups()} groups, of which one client id may
- * have created at most {@link GroupCoordinatorConfig#maxGroupsPerClient()}, each with at most
+ * <p>Bounded: at most {@link GroupCoordinatorConfig#maxGroups()} groups, of which the clients at one
+ * address may have created at most {@link GroupCoordinatorConfig#maxGroupsPerAddress()} and one client
+ * id at one address at most {@link GroupCoordinatorConfig#maxGroupsPerClient()}, each with at most
  * {@link GroupCoordinatorConfig#maxSize()} members and pending members; offsets only for the
  * partitions the caller accepts (the broker's), so at most one per partition per group; group ids
  * of at most {@value #MAX_GROUP_ID_LENGTH} characters ({@code INVALID_GROUP_ID} past it, where Kafka
@@ -72,27 +74,45 @@ public final class GroupCoordinator implements GroupMembership, AutoCloseable {
     private final DelayedOperationPurgatory<DelayedOperation> rebalancePurgatory;
     private final DelayedOperationPurgatory<DelayedHeartbeat> heartbeatPurgatory;
     private final LongSupplier clock;
+    private final MemoryBudget budget;
     private final GroupRegistry groups;
     private final GroupAdmin admin;
     private final LongAdder rebalances = new LongAdder();
     private final LongAdder membersExpired = new LongAdder();
 
-    /** A coordinator with its own {@code rebalance} and {@code heartbeat} purgatories on the wall clock. */
+    /** A coordinator with its own {@code rebalance} and {@code heartbeat} purgatories on the wall clock, bounded by no memory budget. */
     public GroupCoordinator(GroupCoordinatorConfig config) {
-        this(config, new DelayedOperationPurgatory<>("rebalance"), new DelayedOperationPurgatory<>("heartbeat"), System::currentTimeMillis);
+        this(config, MemoryBudget.unbounded());
+    }
+
+    /** A coordinator with its own purgatories on the wall clock, its groups and offsets counted in {@code budget}. */
+    public GroupCoordinator(GroupCoordinatorConfig config, MemoryBudget budget) {
+        this(config, new DelayedOperationPurgatory<>("rebalance"), new DelayedOperationPurgatory<>("heartbeat"), System::currentTimeMillis,
+                budget);
     }
 
     /**
      * A coordinator on the given purgatories, which it closes with itself, and a clock in
-     * milliseconds (the purgatories' timer's, for tests on manual time).
+     * milliseconds (the purgatories' timer's, for tests on manual time), bounded by no memory budget.
      */
     public GroupCoordinator(GroupCoordinatorConfig config, DelayedOperationPurgatory<DelayedOperation> rebalancePurgatory,
                             DelayedOperationPurgatory<DelayedHeartbeat> heartbeatPurgatory, LongSupplier clock) {
+        this(config, rebalancePurgatory, heartbeatPurgatory, clock, MemoryBudget.unbounded());
+    }
+
+    /**
+     * A coordinator on the given purgatories and clock, its groups and committed offsets counted in
+     * {@code budget}: past it a new group gets {@code COORDINATOR_NOT_AVAILABLE}, and so does each
+     * partition of a commit that would add to it.
+     */
+    public GroupCoordinator(GroupCoordinatorConfig config, DelayedOperationPurgatory<DelayedOperation> rebalancePurgatory,
+                            DelayedOperationPurgatory<DelayedHeartbeat> heartbeatPurgatory, LongSupplier clock, MemoryBudget budget) {
         this.config = config;
         this.rebalancePurgatory = purgatories.register(rebalancePurgatory);
         this.heartbeatPurgatory = purgatories.register(heartbeatPurgatory);
         this.clock = clock;
-        this.groups = new GroupRegistry(config, clock, heartbeatPurgatory);
+        this.budget = budget;
+        this.groups = new GroupRegistry(config, clock, heartbeatPurgatory, budget);
         this.admin = new GroupAdmin(groups, clock);
     }
 
@@ -122,7 +142,7 @@ public final class GroupCoordinator implements GroupMembership, AutoCloseable {
             return;
         }
         boolean unknownMember = JoinGroupRequest.UNKNOWN_MEMBER_ID.equals(memberId);
-        groups.withGroup(request.groupId(), unknownMember ? clientId : null, group -> {
+        groups.withGroup(request.groupId(), unknownMember ? new GroupCreator(clientId, clientHost) : null, group -> {
             doJoin(group, request, version, clientId, clientHost, callback);
             return null;
         }, missing -> {
@@ -637,33 +657,66 @@ public final class GroupCoordinator implements GroupMembership, AutoCloseable {
 
     // ------------------------------------------------------------------ offsets
 
-    /** {@inheritDoc} Metadata past {@code offset.metadata.max.bytes} gets {@code OFFSET_METADATA_TOO_LARGE}. */
+    /**
+     * {@inheritDoc} Metadata past {@code offset.metadata.max.bytes} gets {@code OFFSET_METADATA_TOO_LARGE}. When
+     * the memory budget's offsets share has no room for some offsets, groups without members are evicted to make
+     * room (those created from {@code clientHost} first) and the commit is tried once more; a partition still
+     * without room gets {@code COORDINATOR_NOT_AVAILABLE}, as Kafka answers a commit its offsets log could not take
+     * (retriable: a Kafka consumer retries the commit).
+     */
     @Override
     public OffsetResult commitOffsets(String groupId, String memberId, String groupInstanceId, int generationId, String clientId,
-                                      Map<TopicPartition, CommittedOffset> offsets, Predicate<String> stillExists) {
+                                      String clientHost, Map<TopicPartition, CommittedOffset> offsets, Predicate<String> stillExists) {
         if (!GroupRegistry.validGroupId(groupId)) {
             return new OffsetResult(Errors.INVALID_GROUP_ID, Map.of());
         }
         if (groups.closed()) {
             return new OffsetResult(Errors.NOT_COORDINATOR, Map.of());
         }
-        return groups.withGroup(groupId, generationId < 0 ? clientId : null, group -> {
+        GroupCreator creator = generationId < 0 ? new GroupCreator(clientId, clientHost) : null;
+        Commit commit = commitOnce(groupId, memberId, groupInstanceId, generationId, creator, offsets, stillExists);
+        if (commit.refusedBytes() > 0 && groups.evictForBudget(MemoryBudget.Kind.OFFSETS, commit.refusedBytes(), clientHost, groupId)) {
+            commit = commitOnce(groupId, memberId, groupInstanceId, generationId, creator, offsets, stillExists);
+        }
+        if (commit.refusedBytes() > 0) {
+            long refused = commit.result().partitionErrors().values().stream().filter(e -> e == Errors.COORDINATOR_NOT_AVAILABLE).count();
+            budget.refused(MemoryBudget.Kind.OFFSETS, refused + " of " + offsets.size() + " offsets committed to group '" + groupId
+                    + "': COORDINATOR_NOT_AVAILABLE");
+        }
+        return commit.result();
+    }
+
+    /** A commit's answer, and the bytes of the offsets the memory budget had no room for. */
+    private record Commit(OffsetResult result, long refusedBytes) {
+    }
+
+    private Commit commitOnce(String groupId, String memberId, String groupInstanceId, int generationId, GroupCreator creator,
+                              Map<TopicPartition, CommittedOffset> offsets, Predicate<String> stillExists) {
+        return groups.withGroup(groupId, creator, group -> {
             Errors invalid = validateCommit(group, memberId, groupInstanceId, generationId);
             if (invalid != Errors.NONE) {
                 groups.maybeRemove(group);
-                return new OffsetResult(invalid, Map.of());
+                return new Commit(new OffsetResult(invalid, Map.of()), 0);
             }
             Map<TopicPartition, Errors> errors = new LinkedHashMap<>();
             long now = clock.getAsLong();
-            offsets.forEach((partition, offset) -> {
+            long refusedBytes = 0;
+            for (Map.Entry<TopicPartition, CommittedOffset> entry : offsets.entrySet()) {
+                TopicPartition partition = entry.getKey();
+                CommittedOffset offset = entry.getValue();
                 String metadata = offset.metadata() == null ? "" : offset.metadata();
                 if (metadata.length() > config.maxOffsetMetadataBytes()) {
                     errors.put(partition, Errors.OFFSET_METADATA_TOO_LARGE);
                 } else {
-                    group.commit(partition, new CommittedOffset(offset.offset(), offset.leaderEpoch(), metadata, now));
-                    errors.put(partition, Errors.NONE);
+                    CommittedOffset committed = new CommittedOffset(offset.offset(), offset.leaderEpoch(), metadata, now);
+                    if (group.commit(partition, committed)) {
+                        errors.put(partition, Errors.NONE);
+                    } else {
+                        errors.put(partition, Errors.COORDINATOR_NOT_AVAILABLE);
+                        refusedBytes += GroupOffsets.heldBytes(committed);
+                    }
                 }
-            });
+            }
             Set<String> gone = new HashSet<>();
             offsets.keySet().forEach(partition -> {
                 if (!gone.contains(partition.topic()) && !stillExists.test(partition.topic())) {
@@ -673,8 +726,8 @@ public final class GroupCoordinator implements GroupMembership, AutoCloseable {
             });
             errors.replaceAll((partition, error) -> gone.contains(partition.topic()) ? Errors.UNKNOWN_TOPIC_OR_PARTITION : error);
             groups.maybeRemove(group);
-            return new OffsetResult(Errors.NONE, errors);
-        }, missing -> new OffsetResult(missing ? Errors.ILLEGAL_GENERATION : Errors.COORDINATOR_NOT_AVAILABLE, Map.of()));
+            return new Commit(new OffsetResult(Errors.NONE, errors), refusedBytes);
+        }, missing -> new Commit(new OffsetResult(missing ? Errors.ILLEGAL_GENERATION : Errors.COORDINATOR_NOT_AVAILABLE, Map.of()), 0));
     }
 
     private static Errors validateCommit(GroupMetadata group, String memberId, String groupInstanceId, int generationId) {

@@ -24,8 +24,11 @@ import java.util.concurrent.TimeUnit;
  *     {@code OFFSET_METADATA_TOO_LARGE} ({@code offset.metadata.max.bytes})
  * @param offsetsRetentionMs how long an empty group keeps its offsets after it became empty, and a group that
  *     never had members each offset after its commit ({@code offsets.retention.minutes})
- * @param maxGroupsPerClient groups one client id may have created that the coordinator still holds; past it a
- *     request that would create one gets {@code COORDINATOR_NOT_AVAILABLE} (Kafka has no such cap)
+ * @param maxGroupsPerClient groups one client id at one address may have created that the coordinator still holds;
+ *     past it a request that would create one evicts one of them without members or gets
+ *     {@code COORDINATOR_NOT_AVAILABLE} (Kafka has no such cap)
+ * @param maxGroupsPerAddress groups the clients at one address may have created that the coordinator still holds,
+ *     whatever client ids they claim; past it as past {@code maxGroupsPerClient}
  */
 public record GroupCoordinatorConfig(
         int minSessionTimeoutMs,
@@ -36,7 +39,8 @@ public record GroupCoordinatorConfig(
         int newMemberJoinTimeoutMs,
         int maxOffsetMetadataBytes,
         long offsetsRetentionMs,
-        int maxGroupsPerClient) {
+        int maxGroupsPerClient,
+        int maxGroupsPerAddress) {
 
     /** Kafka's new member join timeout: 5 minutes. */
     static final int NEW_MEMBER_JOIN_TIMEOUT_MS = 300_000;
@@ -47,6 +51,7 @@ public record GroupCoordinatorConfig(
     public static GroupCoordinatorConfig of(BrokerConfig broker) {
         return new GroupCoordinatorConfig(broker.groupMinSessionTimeoutMs(), broker.groupMaxSessionTimeoutMs(), broker.groupInitialRebalanceDelayMs(),
                 broker.groupMaxSize(), broker.maxGroups(), NEW_MEMBER_JOIN_TIMEOUT_MS, MAX_OFFSET_METADATA_BYTES,
-                TimeUnit.MINUTES.toMillis(broker.offsetsRetentionMinutes()), broker.maxGroupsPerClient());
+                TimeUnit.MINUTES.toMillis(broker.offsetsRetentionMinutes()), broker.maxGroupsPerClient(),
+                broker.maxGroupsPerAddress());
     }
 }

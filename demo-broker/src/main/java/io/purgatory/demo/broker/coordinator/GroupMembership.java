@@ -42,11 +42,11 @@ public interface GroupMembership {
     /**
      * An OffsetCommit, validated as Kafka's classic groups do: a member of the current generation, or
      * anyone (generation -1, no member id) while the group is empty, which creates a "simple" group
-     * (counted against {@code clientId}'s groups).
+     * (counted against {@code clientId}'s groups), from no address (a call inside the process).
      */
     default OffsetResult commitOffsets(String groupId, String memberId, String groupInstanceId, int generationId, String clientId,
                                        Map<TopicPartition, CommittedOffset> offsets) {
-        return commitOffsets(groupId, memberId, groupInstanceId, generationId, clientId, offsets, topic -> true);
+        return commitOffsets(groupId, memberId, groupInstanceId, generationId, clientId, "", offsets, topic -> true);
     }
 
     /**
@@ -54,8 +54,9 @@ public interface GroupMembership {
      * the group's lock, those of a topic for which {@code stillExists} is false are dropped again and
      * answered {@code UNKNOWN_TOPIC_OR_PARTITION}. A delete drops the offsets of the groups that hold
      * some of its topic after the topic is gone; so a commit racing it either is seen by the delete
-     * or sees the topic gone, and no offset of a deleted topic stays.
+     * or sees the topic gone, and no offset of a deleted topic stays. A group it creates counts
+     * against {@code clientId} at {@code clientHost} and against that address.
      */
     OffsetResult commitOffsets(String groupId, String memberId, String groupInstanceId, int generationId, String clientId,
-                               Map<TopicPartition, CommittedOffset> offsets, Predicate<String> stillExists);
+                               String clientHost, Map<TopicPartition, CommittedOffset> offsets, Predicate<String> stillExists);
 }

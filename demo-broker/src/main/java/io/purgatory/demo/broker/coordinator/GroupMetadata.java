@@ -40,22 +40,22 @@ final class GroupMetadata {
     private final Set<String> pendingSyncMembers = new LinkedHashSet<>();
     private final Map<String, Integer> protocolVotes = new HashMap<>();
     private final GroupOffsets offsets;
-    private final String creatorClientId;
+    private final GroupCreator creator;
     private int expiredMembers; // since the group last had none expire
     private int awaitingJoin;
     private boolean newMemberAdded;
     private long stateSinceMs;
 
-    /** @param creatorClientId the client id of the request that created the group (the per-client group limit counts it) */
-    GroupMetadata(String groupId, long nowMs, GroupOffsets offsets, String creatorClientId) {
+    /** @param creator the client id and address of the request that created the group (the group caps count it) */
+    GroupMetadata(String groupId, long nowMs, GroupOffsets offsets, GroupCreator creator) {
         this.groupId = groupId;
         this.stateSinceMs = nowMs;
         this.offsets = offsets;
-        this.creatorClientId = creatorClientId;
+        this.creator = creator;
     }
 
-    String creatorClientId() {
-        return creatorClientId;
+    GroupCreator creator() {
+        return creator;
     }
 
     /** Counts a member whose session expired; how many have since the count was last {@link #takeExpiredMembers taken}. */
@@ -382,8 +382,12 @@ final class GroupMetadata {
         return is(GroupState.EMPTY) && members.isEmpty() && pendingMembers.isEmpty() && offsets.isEmpty();
     }
 
-    /** Records a commit, replacing the partition's previous one. */
-    void commit(TopicPartition partition, CommittedOffset offset) {
-        offsets.put(partition, offset);
+    /**
+     * Records a commit, replacing the partition's previous one.
+     *
+     * @return false, recording nothing, when the broker's memory budget has no room for it
+     */
+    boolean commit(TopicPartition partition, CommittedOffset offset) {
+        return offsets.put(partition, offset);
     }
 }

@@ -1,5 +1,6 @@
 package io.purgatory.demo.broker.coordinator;
 
+import io.purgatory.demo.broker.metrics.MemoryBudget;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -19,10 +20,13 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class OffsetStore {
     private final long retentionMs;
+    private final MemoryBudget budget;
     private final ConcurrentHashMap<String, Set<String>> groupsByTopic = new ConcurrentHashMap<>();
 
-    OffsetStore(long retentionMs) {
+    /** @param budget where the offsets' memory is counted */
+    OffsetStore(long retentionMs, MemoryBudget budget) {
         this.retentionMs = retentionMs;
+        this.budget = budget;
     }
 
     /** The offsets of a new group, registered in the topic index as they come and go. */
@@ -33,7 +37,7 @@ final class OffsetStore {
             } else {
                 groupsByTopic.computeIfPresent(topic, (t, groups) -> groups.remove(groupId) && groups.isEmpty() ? null : groups);
             }
-        });
+        }, budget);
     }
 
     /** The ids of the groups that hold offsets of {@code topic}, as now. */

@@ -13,6 +13,7 @@ import io.purgatory.demo.broker.coordinator.GroupCoordinator;
 import io.purgatory.demo.broker.coordinator.GroupState;
 import io.purgatory.demo.broker.metrics.BrokerStats.FetchOutcome;
 import io.purgatory.demo.broker.metrics.BrokerStats;
+import io.purgatory.demo.broker.metrics.MemoryBudget;
 import io.purgatory.demo.broker.server.ReplicaManager;
 import io.purgatory.micrometer.PurgatoryMeterBinder;
 import java.io.ByteArrayOutputStream;
@@ -47,7 +48,9 @@ import java.util.Set;
  *       {@code demo_broker_group_members_expired_total}, and kafka-exporter's
  *       {@code kafka_consumergroup_members} by {@code consumergroup},
  *       {@code kafka_consumergroup_current_offset} and {@code kafka_consumergroup_lag} by
- *       {@code consumergroup}, {@code topic} and {@code partition} (lag behind the high watermark).</li>
+ *       {@code consumergroup}, {@code topic} and {@code partition} (lag behind the high watermark);</li>
+ *   <li>the memory budget: {@code demo_broker_memory_budget_bytes}, {@code demo_broker_memory_budget_used_bytes}
+ *       and {@code demo_broker_memory_budget_refusals_total} by {@code kind}.</li>
  * </ul>
  *
  * <p>The broker's own metrics below are {@code prometheus-metrics-core} callbacks, which read the
@@ -70,6 +73,28 @@ public final class MetricsExporter {
         registerListener(stats);
         registerReplication(replicaManager);
         registerGroups(coordinator, replicaManager);
+        registerMemoryBudget(replicaManager.memoryBudget());
+    }
+
+    /** The memory budget: its size, what each kind holds, the refusals past each kind's share. */
+    private void registerMemoryBudget(MemoryBudget budget) {
+        GaugeWithCallback.builder().name("demo_broker_memory_budget_bytes")
+                .help("The memory budget for what clients make the broker hold (--memory-budget-bytes)")
+                .callback(cb -> cb.call(budget.limitBytes())).register(registry);
+        GaugeWithCallback.builder().name("demo_broker_memory_budget_used_bytes")
+                .help("What each kind holds in the memory budget now, in estimated heap bytes").labelNames("kind")
+                .callback(cb -> {
+                    for (MemoryBudget.Kind kind : MemoryBudget.Kind.values()) {
+                        cb.call(budget.used(kind), kind.label());
+                    }
+                }).register(registry);
+        CounterWithCallback.builder().name("demo_broker_memory_budget_refusals")
+                .help("Requests refused for want of room in a kind's share of the memory budget").labelNames("kind")
+                .callback(cb -> {
+                    for (MemoryBudget.Kind kind : MemoryBudget.Kind.values()) {
+                        cb.call(budget.refusals(kind), kind.label());
+                    }
+                }).register(registry);
     }
 
     /** Every purgatory of the broker: the replica manager's (produce, fetch), then the coordinator's (rebalance, heartbeat). */

@@ -29,33 +29,73 @@ import org.apache.kafka.common.record.internal.MutableRecordBatch;
  * {@code o} (clients skip the records before their fetch offset, as with Kafka), and a byte count
  * "from {@code o}" is counted from that batch's start, as Kafka's {@code positionDiff} does.
  *
+ * <p>Memory: each batch held counts its bytes plus {@link #BATCH_OVERHEAD_BYTES} (the buffer, the
+ * batch view and the map entry around it) in the {@link LogMemory} the log is given. An append that
+ * the memory refuses appends nothing ({@link #NO_ROOM}); every batch dropped (retention,
+ * {@link #deleteRecordsBefore}, {@link #dropOldest}, {@link #clear}) gives its bytes back. Invariant:
+ * {@code heldBytes} is {@code sizeInBytes} plus the overhead of each batch held, and is what the
+ * log holds in its {@code LogMemory}.
+ *
  * <p>Not thread-safe: its {@code Partition} owns it and calls it only under the partition's lock,
- * which guards {@code batches}, {@code sizeInBytes}, {@code logStartOffset} and
+ * which guards {@code batches}, {@code sizeInBytes}, {@code heldBytes}, {@code logStartOffset} and
  * {@code logEndOffset}. A batch's buffer is never written after {@link #append} returns, so the
  * {@link MemoryRecords} that reads return may be used after the lock is released.
  */
 public final class PartitionLog {
     /** The leader epoch of every batch this log holds: the one metadata reports. */
     public static final int LEADER_EPOCH = 0;
+    /** What {@link #append} returns when the {@link LogMemory} has no room for the batches. */
+    public static final long NO_ROOM = -1L;
+    /**
+     * Heap a held batch takes beyond its bytes, as counted in the {@link LogMemory}: the heap
+     * buffer's array header and {@code ByteBuffer}, the {@code DefaultRecordBatch} view, the tree
+     * map's entry and its boxed key (about 150 bytes measured on a 64-bit JVM with compressed oops),
+     * rounded up.
+     */
+    public static final int BATCH_OVERHEAD_BYTES = 192;
 
     private long retentionBytes;
+    private final LogMemory memory;
     private final NavigableMap<Long, MutableRecordBatch> batches = new TreeMap<>();
     private long sizeInBytes;
+    private long heldBytes;
     private long logStartOffset;
     private long logEndOffset;
 
+    /** A log that counts its memory nowhere. */
     public PartitionLog(long retentionBytes) {
+        this(retentionBytes, LogMemory.UNBOUNDED);
+    }
+
+    /** A log that holds its batches' memory in {@code memory}. */
+    public PartitionLog(long retentionBytes, LogMemory memory) {
         this.retentionBytes = retentionBytes;
+        this.memory = memory;
+    }
+
+    /** The heap {@code records}' batches would take in a log, as its {@link LogMemory} counts it. */
+    public static long heldBytes(MemoryRecords records) {
+        long bytes = 0;
+        for (MutableRecordBatch batch : records.batches()) {
+            bytes += batch.sizeInBytes() + BATCH_OVERHEAD_BYTES;
+        }
+        return bytes;
     }
 
     /**
      * Appends validated v2 batches (the caller checked them; produce v3+ carries nothing else),
      * copying each out of {@code records}, which the caller may release afterwards.
      *
-     * @return the base offset of the first appended record; the new log end offset is
-     *     {@link #logEndOffset()}
+     * @return the base offset of the first appended record (the new log end offset is
+     *     {@link #logEndOffset()}), or {@link #NO_ROOM}, appending nothing, when the log's
+     *     {@link LogMemory} refuses the batches' bytes
      */
     public long append(MemoryRecords records) {
+        long held = heldBytes(records);
+        if (!memory.tryHold(held)) {
+            return NO_ROOM;
+        }
+        heldBytes += held;
         long base = logEndOffset;
         for (MutableRecordBatch produced : records.batches()) {
             ByteBuffer copy = ByteBuffer.allocate(produced.sizeInBytes());
@@ -80,10 +120,36 @@ public final class PartitionLog {
 
     private void enforceRetention() {
         while (sizeInBytes > retentionBytes && batches.size() > 1) {
-            MutableRecordBatch dropped = batches.pollFirstEntry().getValue();
-            sizeInBytes -= dropped.sizeInBytes();
+            dropFirst();
             logStartOffset = Math.max(logStartOffset, batches.firstKey());
         }
+    }
+
+    /**
+     * Drops the oldest batches, the newest too if need be, until at least {@code bytes} of the
+     * {@link LogMemory} are given back or the log is empty; the log start offset moves past them
+     * (to the log end offset when the log is left empty). The broker does it to make room in its
+     * memory budget, largest logs first.
+     *
+     * @return the bytes given back
+     */
+    public long dropOldest(long bytes) {
+        long released = 0;
+        while (released < bytes && !batches.isEmpty()) {
+            released += dropFirst();
+        }
+        logStartOffset = Math.max(logStartOffset, batches.isEmpty() ? logEndOffset : batches.firstKey());
+        return released;
+    }
+
+    /** Drops the oldest batch and gives its memory back; how much that was. */
+    private long dropFirst() {
+        MutableRecordBatch dropped = batches.pollFirstEntry().getValue();
+        sizeInBytes -= dropped.sizeInBytes();
+        long held = dropped.sizeInBytes() + BATCH_OVERHEAD_BYTES;
+        heldBytes -= held;
+        memory.release(held);
+        return held;
     }
 
     /**
@@ -102,15 +168,17 @@ public final class PartitionLog {
         }
         logStartOffset = offset;
         while (!batches.isEmpty() && batches.firstEntry().getValue().lastOffset() < offset) {
-            sizeInBytes -= batches.pollFirstEntry().getValue().sizeInBytes();
+            dropFirst();
         }
         return true;
     }
 
-    /** Drops every batch (the partition is deleted); the offsets stay as they were. */
+    /** Drops every batch (the partition is deleted), giving their memory back; the offsets stay as they were. */
     public void clear() {
         batches.clear();
         sizeInBytes = 0;
+        memory.release(heldBytes);
+        heldBytes = 0;
     }
 
     public long logStartOffset() {
@@ -124,6 +192,11 @@ public final class PartitionLog {
     /** Bytes the log holds. */
     public long sizeInBytes() {
         return sizeInBytes;
+    }
+
+    /** What the log holds in its {@link LogMemory}: its bytes plus each batch's overhead. */
+    public long heldBytes() {
+        return heldBytes;
     }
 
     /** Whether {@code offset} can be read: from the log start offset to the log end offset, both included. */

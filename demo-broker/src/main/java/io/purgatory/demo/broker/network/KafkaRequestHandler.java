@@ -5,6 +5,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.purgatory.demo.broker.metrics.BrokerStats;
+import io.purgatory.demo.broker.metrics.MemoryBudget;
 import io.purgatory.demo.broker.metrics.OutOfMemoryExit;
 import io.purgatory.demo.broker.metrics.ThrottledWarning;
 import io.purgatory.demo.broker.server.KafkaApis;
@@ -15,6 +16,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
@@ -49,6 +51,13 @@ import org.slf4j.LoggerFactory;
  * frame waits (at most one read's worth of frames is held), so that a client closing its connection
  * is noticed even then.
  *
+ * <p>Memory: each frame counts its bytes in the broker's {@link MemoryBudget}
+ * ({@link MemoryBudget.Kind#IN_FLIGHT}) from when it is read until it is handled or dropped, and each
+ * response from when it is built until it is written ({@link ResponseQueue}). While the whole budget
+ * is used ({@link MemoryBudget#inFlightFull()}) no frame is handed on and the socket is not read, as
+ * Kafka's network threads mute their channels while the request memory pool is exhausted; the
+ * connection looks again every {@value #BUDGET_RECHECK_MS} ms (as Kafka's poll loop does).
+ *
  * <p>A connection that has read nothing for the idle timeout ({@link IdleStateEvent} from the
  * pipeline's {@code IdleStateHandler}) and owes no response is closed.
  *
@@ -71,8 +80,12 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
     /** Connections closed for what their clients sent: one line per {@link SocketServer#WARNING_PERIOD_MS}, with a count. */
     private static final ThrottledWarning BAD_CONNECTIONS = new ThrottledWarning(LOG::warn, SocketServer.WARNING_PERIOD_MS, System::nanoTime);
 
+    /** How often a connection held back by a full memory budget looks again. */
+    static final long BUDGET_RECHECK_MS = 10;
+
     private final KafkaApis apis;
     private final BrokerStats stats;
+    private final MemoryBudget budget;
     private final int maxInFlight;
     private final int maxResponseBytes;
     private final Executor requestHandlers;
@@ -82,6 +95,7 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
     private boolean handling; // a request of this connection is with the request handlers
     private boolean refused; // a bad frame was read: frames are dropped until the connection closes
     private String badFrame; // why the framing refused the input, until the frames before it are handed on
+    private boolean recheckScheduled; // a look at the memory budget is scheduled
 
     /** What this handler is told through the pipeline ({@code fireUserEventTriggered}), on its event loop. */
     enum ConnectionEvent {
@@ -96,6 +110,13 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
      * @param requestHandlers the threads that parse and handle requests ({@link RequestHandlerPool})
      */
     public KafkaRequestHandler(KafkaApis apis, BrokerStats stats, int maxInFlight, int maxResponseBytes, Executor requestHandlers) {
+        this(apis, stats, maxInFlight, maxResponseBytes, requestHandlers, MemoryBudget.unbounded());
+    }
+
+    /** As above, with requests and responses counted in {@code budget}. */
+    public KafkaRequestHandler(KafkaApis apis, BrokerStats stats, int maxInFlight, int maxResponseBytes, Executor requestHandlers,
+                               MemoryBudget budget) {
+        this.budget = budget;
         this.maxResponseBytes = maxResponseBytes;
         this.apis = apis;
         this.requestHandlers = requestHandlers;
@@ -106,13 +127,19 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
-        this.responses = new ResponseQueue(ctx.channel(), maxResponseBytes);
+        this.responses = new ResponseQueue(ctx.channel(), maxResponseBytes, budget);
     }
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
-        unhandled.forEach(ByteBuf::release);
+        unhandled.forEach(this::release);
         unhandled.clear();
+    }
+
+    /** Releases a frame not handed on, and its bytes in the budget. */
+    private void release(ByteBuf frame) {
+        budget.release(MemoryBudget.Kind.IN_FLIGHT, frame.readableBytes());
+        frame.release();
     }
 
     @Override
@@ -127,6 +154,7 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
             ((ByteBuf) frame).release();
             return;
         }
+        budget.charge(MemoryBudget.Kind.IN_FLIGHT, ((ByteBuf) frame).readableBytes());
         unhandled.add((ByteBuf) frame);
         handleFrames();
     }
@@ -184,20 +212,28 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
      */
     private void handleFrames() {
         if (responses.isClosing() || refused) { // read and drop: closing sends no reset, and nothing after a bad frame is handled
-            unhandled.forEach(ByteBuf::release);
+            unhandled.forEach(this::release);
             unhandled.clear();
             ctx.channel().config().setAutoRead(true);
             return;
         }
+        boolean budgetFull = budget.inFlightFull();
         // stop while the socket cannot take more: each fetch answered may add megabytes to the outbound buffer
-        while (!handling && !refused && !unhandled.isEmpty() && responses.inFlight() < maxInFlight && ctx.channel().isActive()
+        while (!handling && !refused && !budgetFull && !unhandled.isEmpty() && responses.inFlight() < maxInFlight && ctx.channel().isActive()
                 && ctx.channel().isWritable()) {
             dispatch(unhandled.poll());
         }
         if (badFrame != null && !refused && unhandled.isEmpty()) { // every frame before the bad one has its slot
             refuse(badFrame);
         }
-        ctx.channel().config().setAutoRead(refused || badFrame != null || unhandled.isEmpty() && ctx.channel().isWritable());
+        ctx.channel().config().setAutoRead(refused || badFrame != null || unhandled.isEmpty() && ctx.channel().isWritable() && !budgetFull);
+        if (budgetFull && !recheckScheduled && ctx.channel().isActive()) {
+            recheckScheduled = true;
+            ctx.executor().schedule(() -> {
+                recheckScheduled = false;
+                handleFrames();
+            }, BUDGET_RECHECK_MS, TimeUnit.MILLISECONDS);
+        }
     }
 
     /**
@@ -211,13 +247,13 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
         try {
             header = RequestHeader.parse(buffer);
         } catch (RuntimeException e) {
-            frame.release();
+            release(frame);
             refuse("malformed request header (" + describe(e) + ")");
             return;
         }
         ApiKeys api = header.apiKey();
         if (!KafkaApis.SUPPORTED.contains(api) || !api.isVersionSupported(header.apiVersion())) {
-            frame.release();
+            release(frame);
             if (api == ApiKeys.API_VERSIONS) {
                 responses.reserve(header).sendAsVersionZero(KafkaApis.apiVersions(Errors.UNSUPPORTED_VERSION));
             } else {
@@ -233,7 +269,7 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
         try {
             requestHandlers.execute(new Handling(frame, request));
         } catch (RejectedExecutionException shuttingDown) {
-            frame.release();
+            release(frame);
             handling = false;
             slot.noResponse();
         }
@@ -281,6 +317,7 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
                 request.slot().closeConnection();
                 throw e;
             } finally {
+                budget.release(MemoryBudget.Kind.IN_FLIGHT, bytes);
                 frame.release();
                 boolean refusedBody = !handled;
                 ctx.executor().execute(() -> requestHandled(refusedBody));

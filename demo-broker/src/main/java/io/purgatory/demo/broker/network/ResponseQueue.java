@@ -5,6 +5,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.socket.SocketChannel;
+import io.purgatory.demo.broker.metrics.MemoryBudget;
 import io.purgatory.demo.broker.server.Responder;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -35,6 +36,10 @@ import org.slf4j.LoggerFactory;
  * timeout, and so does a request that parks after the close; responses that come after that are
  * dropped without being serialised.
  *
+ * <p>Memory: a response counts its bytes in the broker's {@link MemoryBudget}
+ * ({@link MemoryBudget.Kind#IN_FLIGHT}) from when its slot is filled until it is written (the write
+ * completes or fails) or dropped with the connection.
+ *
  * <p>A response that cannot be built or serialized ({@link Slot#fail}) or written closes the
  * connection once the responses before it are written: a slot is never left empty while later ones
  * wait behind it.
@@ -51,6 +56,7 @@ public final class ResponseQueue {
 
     private final Channel channel;
     private final int maxResponseBytes;
+    private final MemoryBudget budget;
     private final ArrayDeque<Slot> slots = new ArrayDeque<>(); // event loop only
     private ChannelFuture lastWrite; // event loop only
     private boolean closing; // event loop only
@@ -58,8 +64,14 @@ public final class ResponseQueue {
 
     /** @param maxResponseBytes a larger response is not serialized: its slot {@link Slot#fail fails} */
     ResponseQueue(Channel channel, int maxResponseBytes) {
+        this(channel, maxResponseBytes, MemoryBudget.unbounded());
+    }
+
+    /** As above, responses counted in {@code budget} until written. */
+    ResponseQueue(Channel channel, int maxResponseBytes, MemoryBudget budget) {
         this.channel = channel;
         this.maxResponseBytes = maxResponseBytes;
+        this.budget = budget;
     }
 
     /** Reserves the next response slot; on the event loop. */
@@ -113,6 +125,9 @@ public final class ResponseQueue {
             if (slot.awaited != null) {
                 awaited.add(slot.awaited);
             }
+            if (slot.bytes != null) {
+                budget.release(MemoryBudget.Kind.IN_FLIGHT, slot.bytes.remaining());
+            }
         }
         slots.clear();
         awaited.forEach(Runnable::run);
@@ -147,7 +162,9 @@ public final class ResponseQueue {
             dequeued = true;
             failed = head.failed;
             if (head.bytes != null) {
-                lastWrite = channel.write(Unpooled.wrappedBuffer(head.bytes)).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+                int size = head.bytes.remaining();
+                lastWrite = channel.write(Unpooled.wrappedBuffer(head.bytes)).addListener(ChannelFutureListener.CLOSE_ON_FAILURE)
+                        .addListener(written -> budget.release(MemoryBudget.Kind.IN_FLIGHT, size));
                 wrote = true;
             }
         }
@@ -254,7 +271,10 @@ public final class ResponseQueue {
         private void fill(ByteBuffer serialized, boolean failure) {
             try {
                 channel.eventLoop().execute(() -> {
-                    bytes = serialized;
+                    if (serialized != null && !abandoned) { // after the close nothing is written, nor counted
+                        budget.charge(MemoryBudget.Kind.IN_FLIGHT, serialized.remaining());
+                        bytes = serialized;
+                    }
                     failed = failure;
                     done = true;
                     channel.pipeline().fireUserEventTriggered(KafkaRequestHandler.ConnectionEvent.RESPONSE_READY);

@@ -18,6 +18,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.purgatory.demo.broker.config.BrokerConfig;
 import io.purgatory.demo.broker.metrics.BrokerStats;
+import io.purgatory.demo.broker.metrics.MemoryBudget;
 import io.purgatory.demo.broker.metrics.ThrottledWarning;
 import io.purgatory.demo.broker.server.KafkaApis;
 import java.io.IOException;
@@ -66,9 +67,11 @@ public final class SocketServer {
      * Binds {@link BrokerConfig#port()} and starts serving. When it cannot, it stops the event
      * loops it started and throws.
      *
+     * @param budget where requests and responses in flight are counted; connections read no more while it is full
      * @throws IOException from bind, e.g. a {@link java.net.BindException} when the port is taken
      */
-    public SocketServer(BrokerConfig config, KafkaApis apis, BrokerStats stats, RequestHandlerPool requestHandlers) throws IOException, InterruptedException {
+    public SocketServer(BrokerConfig config, KafkaApis apis, BrokerStats stats, RequestHandlerPool requestHandlers, MemoryBudget budget)
+            throws IOException, InterruptedException {
         this.acceptors = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("broker-accept", true), NioIoHandler.newFactory());
         this.workers = new MultiThreadIoEventLoopGroup(0, new DefaultThreadFactory("broker-io", true), NioIoHandler.newFactory());
         this.connections = new DefaultChannelGroup("connections", GlobalEventExecutor.INSTANCE);
@@ -97,7 +100,7 @@ public final class SocketServer {
                                     .addLast("frames", new LengthFieldBasedFrameDecoder(config.maxFrameBytes(), 0, 4, 0, 4))
                                     .addLast("length", new LengthFieldPrepender(4))
                                     .addLast("requests", new KafkaRequestHandler(apis, stats, config.maxInFlightPerConnection(),
-                                            config.maxResponseBytes(), requestHandlers));
+                                            config.maxResponseBytes(), requestHandlers, budget));
                         }
                     })
                     .bind(config.port())

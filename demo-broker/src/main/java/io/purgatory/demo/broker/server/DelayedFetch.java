@@ -38,6 +38,7 @@ public final class DelayedFetch extends DelayedOperation {
     private final int maxBytes;
     private final List<PartitionFetch> partitions;
     private final Completion completion;
+    private final Runnable done;
     /** True once {@link #tryComplete} found the condition met; false at completion means expired. Under the operation's lock. */
     private boolean conditionMet;
 
@@ -99,12 +100,17 @@ public final class DelayedFetch extends DelayedOperation {
     private record AnyProgress(TopicPartition partition) {
     }
 
-    DelayedFetch(long maxWaitMs, int minBytes, int maxBytes, List<PartitionFetch> partitions, Completion completion) {
+    /**
+     * @param completion answers the fetch, once, unless its connection closed first
+     * @param done runs once when the fetch completes, answered or abandoned: what it held in the memory budget goes back
+     */
+    DelayedFetch(long maxWaitMs, int minBytes, int maxBytes, List<PartitionFetch> partitions, Completion completion, Runnable done) {
         super(maxWaitMs);
         this.minBytes = minBytes;
         this.maxBytes = maxBytes;
         this.partitions = List.copyOf(partitions);
         this.completion = completion;
+        this.done = done;
     }
 
     List<PartitionFetch> partitions() {
@@ -149,8 +155,12 @@ public final class DelayedFetch extends DelayedOperation {
 
     @Override
     public void onComplete() {
-        if (cancelReason() != CONNECTION_CLOSED) {
-            completion.complete(read(partitions, maxBytes), !conditionMet);
+        try {
+            if (cancelReason() != CONNECTION_CLOSED) {
+                completion.complete(read(partitions, maxBytes), !conditionMet);
+            }
+        } finally {
+            done.run();
         }
     }
 

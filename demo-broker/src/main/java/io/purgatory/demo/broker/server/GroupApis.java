@@ -133,7 +133,8 @@ final class GroupApis {
         return new LeaveGroupResponse(membership.leaveGroup(request.data().groupId(), request.members()), Errors.NONE, 0, version);
     }
 
-    OffsetCommitResponse offsetCommit(OffsetCommitRequest request, short version, String clientId) {
+    /** An OffsetCommit from {@code clientId} at {@code clientHost} (a group it creates counts against both). */
+    OffsetCommitResponse offsetCommit(OffsetCommitRequest request, short version, String clientId, String clientHost) {
         boolean useIds = OffsetCommitResponse.useTopicIds(version);
         List<CommitTopic> topics = new ArrayList<>();
         Map<TopicPartition, CommittedOffset> offsets = new LinkedHashMap<>();
@@ -152,7 +153,7 @@ final class GroupApis {
         }
         OffsetResult result = offsets.isEmpty() ? null
                 : membership.commitOffsets(request.data().groupId(), request.data().memberId(), request.data().groupInstanceId(),
-                        request.data().generationIdOrMemberEpoch(), clientId, offsets,
+                        request.data().generationIdOrMemberEpoch(), clientId, clientHost, offsets,
                         name -> registry.topic(name) == committedTopics.get(name)); // not deleted (nor deleted and created again) meanwhile
         OffsetCommitResponse.Builder builder = OffsetCommitResponse.newBuilder(useIds);
         for (CommitTopic topic : topics) {

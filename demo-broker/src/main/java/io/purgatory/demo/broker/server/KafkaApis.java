@@ -159,7 +159,7 @@ public final class KafkaApis {
                 responder.send(groupApis.leaveGroup((LeaveGroupRequest) request, version));
                 break;
             case OFFSET_COMMIT:
-                responder.send(groupApis.offsetCommit((OffsetCommitRequest) request, version, header.clientId()));
+                responder.send(groupApis.offsetCommit((OffsetCommitRequest) request, version, header.clientId(), clientHost));
                 break;
             case OFFSET_FETCH:
                 responder.send(groupApis.offsetFetch((OffsetFetchRequest) request, version));

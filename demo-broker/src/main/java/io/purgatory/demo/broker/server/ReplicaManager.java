@@ -4,6 +4,8 @@ import io.purgatory.DelayedOperationPurgatory;
 import io.purgatory.PurgatoryMetrics;
 import io.purgatory.demo.broker.cluster.Partition;
 import io.purgatory.demo.broker.config.BrokerConfig;
+import io.purgatory.demo.broker.log.PartitionLog;
+import io.purgatory.demo.broker.metrics.MemoryBudget;
 import io.purgatory.demo.broker.metrics.Purgatories;
 import io.purgatory.demo.broker.replication.SimulatedFollowers;
 import io.purgatory.demo.broker.server.DelayedFetch.PartitionFetch;
@@ -52,6 +54,14 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  * watching), so none waits for its timeout. Changing {@code min.insync.replicas} re-checks the
  * produces parked on the topic's partitions the same way.
  *
+ * <p>Memory: the logs hold their batches in the broker's {@link MemoryBudget}, kept within their
+ * share by {@link LogBudget}'s broker-wide retention (an append that still does not fit is answered
+ * {@code KAFKA_STORAGE_ERROR}). A parked produce or fetch holds {@link #parkedBytes(int)} for the
+ * partitions it watches from parking to completion; an {@code acks=-1} produce the parked share has
+ * no room for is refused before it appends, with {@code THROTTLING_QUOTA_EXCEEDED} (as past
+ * {@code --max-parked-requests}), and a fetch it has no room for is answered at once with what is
+ * there (Kafka has no error for a fetch that cannot wait; its client fetches again).
+ *
  * <p>Its purgatories are registered in its {@link Purgatories}, which lists their metrics and
  * closes them: a new kind of delayed operation is one field here, beside the method that parks it.
  *
@@ -68,7 +78,14 @@ public final class ReplicaManager implements AutoCloseable {
     private final SimulatedFollowers followers;
     private final TopicRegistry topics;
     private final int maxParkedRequests;
+    private final MemoryBudget budget;
+    private final LogBudget logBudget;
     private volatile boolean stopped;
+
+    /** What a parked produce or fetch counts in the budget beyond its partitions: the operation, its timer entry, its response slot. */
+    static final int PARKED_OVERHEAD_BYTES = 512;
+    /** What a parked operation counts per partition it watches: its result or read state, the key and the watch list entry. */
+    static final int PARKED_BYTES_PER_PARTITION = 256;
 
     /** One partition of a produce request: which entry, where, its validated record batches, or why it is refused already. */
     public record PartitionAppend(ProduceResult.Key key, Partition partition, MemoryRecords records, Errors refused) {
@@ -81,9 +98,17 @@ public final class ReplicaManager implements AutoCloseable {
         }
     }
 
+    /** A replica manager bounded by no memory budget (tests, tools). */
     public ReplicaManager(BrokerConfig config) {
+        this(config, MemoryBudget.unbounded());
+    }
+
+    /** A replica manager whose logs and parked operations hold their memory in {@code budget}. */
+    public ReplicaManager(BrokerConfig config, MemoryBudget budget) {
         this.config = config;
         this.maxParkedRequests = config.maxParkedRequests();
+        this.budget = budget;
+        this.logBudget = new LogBudget(budget);
         this.followers = new SimulatedFollowers(config, List.of(), new SimulatedFollowers.Listener() {
             @Override
             public void highWatermarkMoved(Partition partition, long highWatermark) {
@@ -111,12 +136,22 @@ public final class ReplicaManager implements AutoCloseable {
             public void partitionDeleted(Partition partition) {
                 recheckAllParked(partition);
             }
-        });
+        }, logBudget);
+    }
+
+    /** What a parked operation watching {@code partitions} partitions counts in the memory budget. */
+    static long parkedBytes(int partitions) {
+        return PARKED_OVERHEAD_BYTES + (long) PARKED_BYTES_PER_PARTITION * partitions;
     }
 
     /** The topics, their partitions and configs. */
     public TopicRegistry topics() {
         return topics;
+    }
+
+    /** The memory budget its logs and parked operations hold their memory in (the broker's, shared with the coordinator and listener). */
+    public MemoryBudget memoryBudget() {
+        return budget;
     }
 
     /** The broker's settings as it started. */
@@ -185,11 +220,16 @@ public final class ReplicaManager implements AutoCloseable {
      */
     DelayedFetch fetchMessages(long maxWaitMs, int minBytes, int maxBytes, List<PartitionFetch> partitions,
                                DelayedFetch.Completion responder) {
-        if (maxWaitMs <= 0 || partitions.isEmpty()) {
+        long held = parkedBytes(partitions.size());
+        if (maxWaitMs <= 0 || partitions.isEmpty() || !budget.tryCharge(MemoryBudget.Kind.PARKED, held)) {
+            if (maxWaitMs > 0 && !partitions.isEmpty()) {
+                budget.refused(MemoryBudget.Kind.PARKED, "a fetch of " + partitions.size() + " partition(s) waiting: answered at once");
+            }
             responder.complete(DelayedFetch.read(partitions, maxBytes), false);
             return null;
         }
-        DelayedFetch fetch = new DelayedFetch(maxWaitMs, minBytes, maxBytes, partitions, responder);
+        DelayedFetch fetch = new DelayedFetch(maxWaitMs, minBytes, maxBytes, partitions, responder,
+                () -> budget.release(MemoryBudget.Kind.PARKED, held));
         long position = partitions.size() == 1 ? completingHighWatermark(partitions.get(0), minBytes) : -1;
         if (position >= 0) {
             return fetchPurgatory.tryCompleteElseWatchPosition(fetch, partitions.get(0).partition().topicPartition(), position)
@@ -229,7 +269,7 @@ public final class ReplicaManager implements AutoCloseable {
      * partition's log before this returns. While {@link BrokerConfig#maxParkedRequests()} produces
      * are parked, an {@code acks=-1} produce is refused with {@link Errors#THROTTLING_QUOTA_EXCEEDED}
      * and appends nothing (the check and the parking are not atomic: concurrent connections may
-     * overshoot the cap by a few).
+     * overshoot the cap by a few); so is one the memory budget's parked share has no room for.
      *
      * @return the produce it parked (it may have completed already), or {@code null} when none
      *     was needed and {@code responder} has been called
@@ -237,9 +277,15 @@ public final class ReplicaManager implements AutoCloseable {
     public DelayedProduce appendRecords(short acks, long timeoutMs, List<PartitionAppend> appends, Consumer<List<ProduceResult>> responder) {
         List<ProduceResult> results = new ArrayList<>(appends.size());
         Map<TopicPartition, Long> requiredEndOffsets = new LinkedHashMap<>();
+        long held = acks == -1 ? parkedBytes(appends.size()) : 0;
         Errors refusal = stopped ? Errors.NOT_LEADER_OR_FOLLOWER
                 : acks == -1 && producePurgatory.numDelayed() >= maxParkedRequests ? Errors.THROTTLING_QUOTA_EXCEEDED
                 : null;
+        if (refusal == null && held > 0 && !budget.tryCharge(MemoryBudget.Kind.PARKED, held)) {
+            refusal = Errors.THROTTLING_QUOTA_EXCEEDED;
+            budget.refused(MemoryBudget.Kind.PARKED, "an acks=-1 produce of " + appends.size() + " partition(s): THROTTLING_QUOTA_EXCEEDED");
+        }
+        long charged = refusal == null ? held : 0;
         for (PartitionAppend append : appends) {
             ProduceResult result = refusal != null && append.refused() == null
                     ? ProduceResult.failed(append.key(), refusal)
@@ -250,10 +296,14 @@ public final class ReplicaManager implements AutoCloseable {
             results.add(result);
         }
         if (requiredEndOffsets.isEmpty()) {
+            budget.release(MemoryBudget.Kind.PARKED, charged);
             responder.accept(results);
             return null;
         }
-        DelayedProduce produce = new DelayedProduce(Math.max(0, timeoutMs), results, responder);
+        DelayedProduce produce = new DelayedProduce(Math.max(0, timeoutMs), results, settled -> {
+            budget.release(MemoryBudget.Kind.PARKED, charged);
+            responder.accept(settled);
+        });
         producePurgatory.tryCompleteElseWatchPositions(produce, requiredEndOffsets);
         if (stopped) { // parked while close() was taking the parked produces out
             produce.cancel(Errors.NOT_LEADER_OR_FOLLOWER);
@@ -272,7 +322,12 @@ public final class ReplicaManager implements AutoCloseable {
         if (acks == -1 && partition.isrBelowMinimum()) {
             return ProduceResult.failed(append.key(), Errors.NOT_ENOUGH_REPLICAS);
         }
+        logBudget.makeRoom(PartitionLog.heldBytes(append.records()), topics.all());
         Partition.AppendResult appended = partition.append(append.records());
+        if (appended.error() == Errors.KAFKA_STORAGE_ERROR) {
+            budget.refused(MemoryBudget.Kind.LOGS, "an append of " + append.records().sizeInBytes() + " bytes to " + partition
+                    + ": KAFKA_STORAGE_ERROR");
+        }
         if (appended.error() != Errors.NONE) {
             return ProduceResult.failed(append.key(), appended.error());
         }

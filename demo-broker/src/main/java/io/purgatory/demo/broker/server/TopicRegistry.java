@@ -6,6 +6,7 @@ import io.purgatory.demo.broker.cluster.PartitionState;
 import io.purgatory.demo.broker.config.BrokerConfig;
 import io.purgatory.demo.broker.config.DynamicSetting;
 import io.purgatory.demo.broker.log.LogConfig;
+import io.purgatory.demo.broker.log.LogMemory;
 import io.purgatory.demo.broker.replication.SimulatedFollowers;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -45,6 +46,7 @@ public final class TopicRegistry {
     private final BrokerConfig config;
     private final SimulatedFollowers followers;
     private final ParkedRequests parked;
+    private final LogMemory logMemory;
     private final DynamicConfigs dynamicConfigs;
     private final Object metadataLock = new Object();
     /** Topics by name, in name order; written under {@code metadataLock}. */
@@ -95,11 +97,17 @@ public final class TopicRegistry {
         }
     }
 
-    /** The topics {@code config} names, created at once; {@code followers} replicate every partition. */
+    /** The topics {@code config} names, created at once; {@code followers} replicate every partition; logs bounded by no budget. */
     TopicRegistry(BrokerConfig config, SimulatedFollowers followers, ParkedRequests parked) {
+        this(config, followers, parked, LogMemory.UNBOUNDED);
+    }
+
+    /** As above, every partition's log holding its memory in {@code logMemory} (the broker's budget). */
+    TopicRegistry(BrokerConfig config, SimulatedFollowers followers, ParkedRequests parked, LogMemory logMemory) {
         this.config = config;
         this.followers = followers;
         this.parked = parked;
+        this.logMemory = logMemory;
         this.dynamicConfigs = new DynamicConfigs(config);
         config.topics().forEach((name, count) -> {
             CreateResult created = createTopic(name, count, (short) (config.followers() + 1), Map.of(), false);
@@ -192,7 +200,7 @@ public final class TopicRegistry {
         long replicaLagTimeMaxMs = dynamicConfigs.replicaLagTimeMaxMs();
         List<Partition> partitions = new ArrayList<>(to - from);
         for (int i = from; i < to; i++) {
-            partitions.add(new Partition(new TopicPartition(name, i), followerCount, logConfig, replicaLagTimeMaxMs, nowMs));
+            partitions.add(new Partition(new TopicPartition(name, i), followerCount, logConfig, replicaLagTimeMaxMs, nowMs, logMemory));
         }
         return partitions;
     }

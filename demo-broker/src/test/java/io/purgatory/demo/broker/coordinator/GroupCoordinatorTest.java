@@ -44,7 +44,7 @@ class GroupCoordinatorTest {
     private final DelayedOperationPurgatory<DelayedHeartbeat> heartbeat =
             DelayedOperationPurgatory.<DelayedHeartbeat>builder("heartbeat-test").timer(timer).reaperEnabled(false).build();
     private final GroupCoordinator coordinator = new GroupCoordinator(
-            new GroupCoordinatorConfig(6_000, 300_000, INITIAL_DELAY_MS, 3, 5, 300_000, 100, RETENTION_MS, 4), rebalance, heartbeat, timer::nowMs);
+            new GroupCoordinatorConfig(6_000, 300_000, INITIAL_DELAY_MS, 3, 5, 300_000, 100, RETENTION_MS, 4, 5), rebalance, heartbeat, timer::nowMs);
     private final GroupAdmin admin = coordinator.admin();
 
     @AfterEach

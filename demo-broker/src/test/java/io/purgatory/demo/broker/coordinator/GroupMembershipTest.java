@@ -35,7 +35,7 @@ class GroupMembershipTest {
 
     private final MockTimer timer = new MockTimer();
     private final GroupCoordinator coordinator = new GroupCoordinator(
-            new GroupCoordinatorConfig(6_000, 300_000, INITIAL_DELAY_MS, 3, 5, 300_000, 100, 600_000, 4),
+            new GroupCoordinatorConfig(6_000, 300_000, INITIAL_DELAY_MS, 3, 5, 300_000, 100, 600_000, 4, 5),
             DelayedOperationPurgatory.<DelayedOperation>builder("rebalance-membership-test").timer(timer).reaperEnabled(false).build(),
             DelayedOperationPurgatory.<DelayedHeartbeat>builder("heartbeat-membership-test").timer(timer).reaperEnabled(false).build(),
             timer::nowMs);

@@ -90,4 +90,90 @@ class PartitionLogTest {
         assertEquals(5, tiny.logStartOffset(), "the newest batch stays, whatever the limit");
         assertEquals(10, tiny.logEndOffset());
     }
+
+    /** A log's memory as a budget of {@code room} bytes sees it. */
+    private static final class CountingMemory implements LogMemory {
+        private final long room;
+        private long held;
+
+        CountingMemory(long room) {
+            this.room = room;
+        }
+
+        @Override
+        public boolean tryHold(long bytes) {
+            if (held + bytes > room) {
+                return false;
+            }
+            held += bytes;
+            return true;
+        }
+
+        @Override
+        public void release(long bytes) {
+            held -= bytes;
+        }
+    }
+
+    @Test
+    void eachBatchHoldsItsBytesAndOverheadInTheLogsMemoryUntilItIsDropped() {
+        CountingMemory memory = new CountingMemory(Long.MAX_VALUE);
+        PartitionLog counted = new PartitionLog(1 << 20, memory);
+        MemoryRecords three = WireClient.records(3);
+        long threeHeld = three.sizeInBytes() + PartitionLog.BATCH_OVERHEAD_BYTES;
+        assertEquals(threeHeld, PartitionLog.heldBytes(three));
+
+        counted.append(three);
+        counted.append(WireClient.records(2));
+        long bothHeld = threeHeld + WireClient.records(2).sizeInBytes() + PartitionLog.BATCH_OVERHEAD_BYTES;
+        assertEquals(bothHeld, memory.held);
+        assertEquals(bothHeld, counted.heldBytes());
+
+        counted.deleteRecordsBefore(3); // drops the first batch
+        assertEquals(bothHeld - threeHeld, memory.held);
+        counted.clear();
+        assertEquals(0, memory.held);
+        assertEquals(0, counted.heldBytes());
+    }
+
+    @Test
+    void retentionGivesTheDroppedBatchesMemoryBack() {
+        CountingMemory memory = new CountingMemory(Long.MAX_VALUE);
+        PartitionLog small = new PartitionLog(1, memory);
+        small.append(WireClient.records(3));
+        small.append(WireClient.records(2));
+
+        assertEquals(PartitionLog.heldBytes(WireClient.records(2)), memory.held, "only the newest batch is left");
+    }
+
+    @Test
+    void anAppendTheMemoryRefusesAppendsNothing() {
+        CountingMemory memory = new CountingMemory(PartitionLog.heldBytes(WireClient.records(3)));
+        PartitionLog bounded = new PartitionLog(1 << 20, memory);
+        assertEquals(0, bounded.append(WireClient.records(3)));
+
+        assertEquals(PartitionLog.NO_ROOM, bounded.append(WireClient.records(1)));
+
+        assertEquals(3, bounded.logEndOffset());
+        assertEquals(PartitionLog.heldBytes(WireClient.records(3)), memory.held);
+    }
+
+    @Test
+    void droppingTheOldestForTheBudgetMayEmptyTheLogAndMovesTheLogStartToItsEnd() {
+        CountingMemory memory = new CountingMemory(Long.MAX_VALUE);
+        PartitionLog counted = new PartitionLog(1 << 20, memory);
+        counted.append(WireClient.records(3));
+        counted.append(WireClient.records(2));
+
+        long freed = counted.dropOldest(1);
+        assertEquals(PartitionLog.heldBytes(WireClient.records(3)), freed, "one whole batch");
+        assertEquals(3, counted.logStartOffset());
+
+        counted.dropOldest(Long.MAX_VALUE);
+        assertEquals(0, memory.held);
+        assertEquals(5, counted.logStartOffset());
+        assertEquals(5, counted.logEndOffset());
+        assertEquals(0, counted.read(5, 5, Integer.MAX_VALUE, true).sizeInBytes());
+        assertEquals(5, counted.append(WireClient.records(1)), "offsets go on");
+    }
 }

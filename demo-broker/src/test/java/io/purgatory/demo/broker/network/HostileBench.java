@@ -141,7 +141,7 @@ public final class HostileBench {
     }
 
     /** Latencies in microseconds of one-at-a-time acks=all sends for {@code seconds}. */
-    private static long[] produce(int port, String topic, int seconds) throws Exception {
+    static long[] produce(int port, String topic, int seconds) throws Exception {
         Properties props = new Properties();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -161,7 +161,7 @@ public final class HostileBench {
         return latencies.stream().mapToLong(Long::longValue).toArray();
     }
 
-    private static String percentiles(long[] micros) {
+    static String percentiles(long[] micros) {
         long[] sorted = micros.clone();
         Arrays.sort(sorted);
         return String.format("%,d sends, p50 %.1f ms, p99 %.1f ms, max %.1f ms", sorted.length, at(sorted, 0.50), at(sorted, 0.99),

@@ -74,6 +74,11 @@ class KafkaRequestHandlerTest {
     }
 
     private List<Integer> correlationIds() {
+        return correlationIds(channel);
+    }
+
+    /** The correlation ids of the responses {@code channel} wrote, in order, read and released. */
+    static List<Integer> correlationIds(EmbeddedChannel channel) {
         List<Integer> ids = new ArrayList<>();
         for (ByteBuf written = channel.readOutbound(); written != null; written = channel.readOutbound()) {
             ids.add(written.getInt(0));
@@ -82,7 +87,8 @@ class KafkaRequestHandlerTest {
         return ids;
     }
 
-    private static ByteBuf apiVersions(int correlationId) {
+    /** An ApiVersions v3 request frame. */
+    static ByteBuf apiVersions(int correlationId) {
         ApiVersionsRequest request = new ApiVersionsRequest.Builder(new ApiVersionsRequestData(), (short) 3, (short) 3).build();
         ByteBuffer frame = request.serializeWithHeader(new RequestHeader(request.apiKey(), request.version(), "test", correlationId));
         return Unpooled.wrappedBuffer(frame);

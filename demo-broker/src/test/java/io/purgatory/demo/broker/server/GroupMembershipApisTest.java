@@ -165,7 +165,7 @@ class GroupMembershipApisTest {
 
         @Override
         public OffsetResult commitOffsets(String groupId, String memberId, String groupInstanceId, int generationId, String clientId,
-                                          Map<TopicPartition, CommittedOffset> offsets, Predicate<String> stillExists) {
+                                          String clientHost, Map<TopicPartition, CommittedOffset> offsets, Predicate<String> stillExists) {
             throw new AssertionError("no commit in these tests");
         }
     }

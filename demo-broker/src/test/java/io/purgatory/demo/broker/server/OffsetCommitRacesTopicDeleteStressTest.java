@@ -51,7 +51,7 @@ class OffsetCommitRacesTopicDeleteStressTest {
                         racers.add(CompletableFuture.runAsync(() -> {
                             await(start);
                             for (int i = 0; i < 4; i++) {
-                                apis.offsetCommit(commit(group), OFFSET_COMMIT_V8, "client-" + group);
+                                apis.offsetCommit(commit(group), OFFSET_COMMIT_V8, "client-" + group, "/127.0.0.1");
                             }
                         }));
                     }
