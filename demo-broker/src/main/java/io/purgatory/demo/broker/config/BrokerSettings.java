@@ -71,9 +71,9 @@ public final class BrokerSettings {
                     + " clients; 4 suits 2 cores: a slow request holds one of them, never the other connections.");
     public static final Setting<Integer> REQUEST_QUOTA_WINDOW_MS = Setting.ofInt("--request-quota-window-ms", "MS", 1000, 1, DAY_MS,
             "The window over which each connection's share of the request handlers' time is measured (Kafka's request"
-                    + " quotas, quota.window.size.seconds): a connection gets request-handlers x MS / (connections active in the"
-                    + " last two windows) of handler time per window; past it, its response carries throttle_time_ms and it is"
-                    + " not read from until then (at most MS).");
+                    + " quotas, quota.window.size.seconds): a connection gets min(request-handlers, cores - 1) x MS / (connections"
+                    + " active in the last two windows) of handler CPU time per window; past it, its response carries"
+                    + " throttle_time_ms and its next request waits until then (at most MS).");
     public static final Setting<Long> RETENTION_BYTES = Setting.ofLong("--retention-bytes", "BYTES", 67_108_864, -1, 1L << 50,
             "Bytes of record batches each partition keeps in memory; the oldest are dropped beyond it"
                     + " (the newest always stays; the log start offset moves, and fetching below it gets OFFSET_OUT_OF_RANGE);"

@@ -50,8 +50,8 @@ import org.slf4j.LoggerFactory;
  * frame waits (at most one read's worth of frames is held), so that a client closing its connection
  * is noticed even then.
  *
- * <p>Fairness by cost, as Kafka's request quotas: the time each request holds a handler thread is
- * charged to this connection's {@link RequestTimeQuota.Client}; past its fair share the response
+ * <p>Fairness by cost, as Kafka's request quotas: the CPU time each request takes on a handler
+ * thread is charged to this connection's {@link RequestTimeQuota.Client}; past its fair share the response
  * carries the throttle time in {@code throttle_time_ms} and the connection is muted for that long (its
  * next request waits here, as Kafka mutes a throttled channel). The pool runs the requests of
  * connections that used less handler time first.
@@ -83,7 +83,6 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
     private final int maxInFlight;
     private final int maxResponseBytes;
     private final Executor requestHandlers;
-    private final RequestTimeQuota quota;
     private final RequestTimeQuota.Client client;
     private final ArrayDeque<ByteBuf> unhandled = new ArrayDeque<>();
     private ChannelHandlerContext ctx;
@@ -109,7 +108,6 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
     public KafkaRequestHandler(KafkaApis apis, BrokerStats stats, int maxInFlight, int maxResponseBytes, Executor requestHandlers,
                                RequestTimeQuota quota) {
         this.maxResponseBytes = maxResponseBytes;
-        this.quota = quota;
         this.client = quota.newClient();
         this.apis = apis;
         this.requestHandlers = requestHandlers;
@@ -307,7 +305,8 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
         public void run() {
             boolean handled = false;
             ApiKeys api = request.header().apiKey();
-            ThrottlingResponder responder = new ThrottlingResponder(new CountingResponder(api, request.slot(), stats), client, quota.clock());
+            ThrottlingResponder responder = new ThrottlingResponder(new CountingResponder(api, request.slot(), stats), client,
+                    ThrottlingResponder.HANDLER_CPU);
             try {
                 handled = handle(request, responder);
             } catch (Error e) { // not the client's fault, nor a bad frame: logged as what it is, and the connection closes

@@ -7,7 +7,7 @@ import java.util.function.LongSupplier;
 /**
  * Each client's fair share of the request handlers' time, as Kafka's request quotas
  * ({@code ClientRequestQuotaManager}) bound a client's share of {@code num.io.threads}: the time each
- * request held a handler thread is recorded against its client, and a client whose rate is past its
+ * request took on a handler thread ({@link ThrottlingResponder}) is recorded against its client, and a client whose rate is past its
  * share is throttled for as long as brings it back to the share (Kafka's formula: the excess over the
  * share, relative to the share, times the window), at most one window.
  *
@@ -50,7 +50,7 @@ public final class RequestTimeQuota {
     private int activeInBoth; // clients counted in both
 
     /**
-     * @param handlers the request handler threads whose time is shared
+     * @param handlers the request handler threads whose time is shared (no more than the cores that run them)
      * @param windowMs the quota window (Kafka's {@code quota.window.size.seconds}, in milliseconds)
      * @param nanoClock {@link System#nanoTime} but in tests
      */
@@ -62,11 +62,6 @@ public final class RequestTimeQuota {
         this.windowNanos = TimeUnit.MILLISECONDS.toNanos(windowMs);
         this.nanoClock = nanoClock;
         this.origin = nanoClock.getAsLong();
-    }
-
-    /** The clock the quota measures handler time by. */
-    LongSupplier clock() {
-        return nanoClock;
     }
 
     /** A new client (a connection) that has used no handler time yet. */

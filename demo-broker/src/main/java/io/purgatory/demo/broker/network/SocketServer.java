@@ -75,7 +75,9 @@ public final class SocketServer {
         this.workers = new MultiThreadIoEventLoopGroup(0, new DefaultThreadFactory("broker-io", true), NioIoHandler.newFactory());
         this.connections = new DefaultChannelGroup("connections", GlobalEventExecutor.INSTANCE);
         ConnectionStatsHandler statsHandler = new ConnectionStatsHandler(stats);
-        RequestTimeQuota quota = new RequestTimeQuota(config.requestHandlers(), config.get(BrokerSettings.REQUEST_QUOTA_WINDOW_MS), System::nanoTime);
+        // the handlers' CPU time to share: one core is left for the network threads, the followers and the collector
+        int sharedHandlers = Math.max(1, Math.min(config.requestHandlers(), Runtime.getRuntime().availableProcessors() - 1));
+        RequestTimeQuota quota = new RequestTimeQuota(sharedHandlers, config.get(BrokerSettings.REQUEST_QUOTA_WINDOW_MS), System::nanoTime);
         try {
             this.serverChannel = new ServerBootstrap()
                     .group(acceptors, workers)
