@@ -67,8 +67,13 @@ public final class BrokerSettings {
                     + " (Kafka's socket.request.max.bytes bounds requests alike).");
     public static final Setting<Integer> REQUEST_HANDLERS = Setting.ofInt("--request-handlers", "N", 4, 1, 256,
             "Threads that parse and handle requests, off the network threads (Kafka's num.io.threads, 8 there),"
-                    + " smaller requests first, one thread kept for requests of at most 16 KiB; 4 suits 2 cores: a slow request"
-                    + " holds one of them, never the other connections.");
+                    + " cheaper clients first, then smaller requests, one thread kept for requests of at most 16 KiB from light"
+                    + " clients; 4 suits 2 cores: a slow request holds one of them, never the other connections.");
+    public static final Setting<Integer> REQUEST_QUOTA_WINDOW_MS = Setting.ofInt("--request-quota-window-ms", "MS", 1000, 1, DAY_MS,
+            "The window over which each connection's share of the request handlers' time is measured (Kafka's request"
+                    + " quotas, quota.window.size.seconds): a connection gets min(request-handlers, cores - 1) x MS / (connections"
+                    + " active in the last two windows) of handler CPU time per window; past it, its response carries"
+                    + " throttle_time_ms and its next request waits until then (at most MS).");
     public static final Setting<Long> RETENTION_BYTES = Setting.ofLong("--retention-bytes", "BYTES", 67_108_864, -1, 1L << 50,
             "Bytes of record batches each partition keeps in memory; the oldest are dropped beyond it"
                     + " (the newest always stays; the log start offset moves, and fetching below it gets OFFSET_OUT_OF_RANGE);"
@@ -161,8 +166,8 @@ public final class BrokerSettings {
     /** Every setting, in the order of the command line's help. */
     public static final List<Setting<?>> ALL = List.of(PORT, TOPICS, REPLICAS, REPLICA_LAG_MS, REPLICA_LAG_JITTER_MS, STALL_REPLICAS,
             STALL_MS, HEALTHY_MS, STALL_AFTER_MS, REPLICA_LAG_TIME_MAX_MS, MIN_INSYNC_REPLICAS, MAX_FRAME_BYTES,
-            MAX_IN_FLIGHT_PER_CONNECTION, MAX_RESPONSE_BYTES, REQUEST_HANDLERS, RETENTION_BYTES, MAX_PARKED_REQUESTS,
-            MEMORY_BUDGET_BYTES, MAX_CONNECTIONS, IDLE_TIMEOUT_MS,
+            MAX_IN_FLIGHT_PER_CONNECTION, MAX_RESPONSE_BYTES, REQUEST_HANDLERS, REQUEST_QUOTA_WINDOW_MS, RETENTION_BYTES,
+            MAX_PARKED_REQUESTS, MEMORY_BUDGET_BYTES, MAX_CONNECTIONS, IDLE_TIMEOUT_MS,
             GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE, MAX_GROUPS,
             MAX_GROUPS_PER_CLIENT, MAX_GROUPS_PER_ADDRESS, OFFSETS_RETENTION_MINUTES, OFFSETS_RETENTION_CHECK_INTERVAL_MS,
             MAX_MESSAGE_BYTES, NUM_PARTITIONS, AUTO_CREATE_TOPICS, MAX_PARTITIONS, MAX_PARTITIONS_PER_REQUEST, MAX_TOPICS_PER_REQUEST,

@@ -1,6 +1,7 @@
 package io.purgatory.demo.broker.http;
 
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
@@ -9,16 +10,19 @@ import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.HttpChunkedInput;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
-import io.netty.handler.timeout.ReadTimeoutException;
-import io.netty.handler.timeout.ReadTimeoutHandler;
+import io.netty.handler.stream.ChunkedStream;
 import io.purgatory.demo.broker.metrics.OutOfMemoryExit;
 import io.purgatory.demo.broker.server.ReplicaManager;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -48,20 +52,26 @@ import org.slf4j.LoggerFactory;
  * {@code POST} whose {@code Origin} is another site (a page elsewhere must not stall replicas).
  *
  * <p>Thread-safe as far as it matters: one instance serves every channel, all on the HTTP event
- * loop's single thread; its fields are final and the {@link EventStream} is confined to that loop.
+ * loop's single thread, which alone touches {@code streamedScrapes}, the {@link RecentScrape} and
+ * the {@link EventStream}.
  */
 @Sharable
 public final class DashboardHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private static final Logger LOG = LoggerFactory.getLogger(DashboardHandler.class);
     private static final Pattern REPLICA_ACTION = Pattern.compile("/api/replicas/([^/]+)/(stall|resume|lag)");
     private static final long MAX_LAG_MS = 60_000;
+    /** {@code /metrics} answers written at the same time at most. */
+    static final int MAX_STREAMED_SCRAPES = 4;
+    /** Bytes of a {@code /metrics} answer written at a time. */
+    static final int SCRAPE_CHUNK_BYTES = 64 * 1024;
 
     private final ReplicaManager replicaManager;
     private final StaticAssets assets;
-    private final MetricsExporter metrics;
+    private final RecentScrape metrics;
     private final EventStream events;
+    private int streamedScrapes; // /metrics answers being written now
 
-    DashboardHandler(ReplicaManager replicaManager, StaticAssets assets, MetricsExporter metrics, EventStream events) {
+    DashboardHandler(ReplicaManager replicaManager, StaticAssets assets, RecentScrape metrics, EventStream events) {
         this.replicaManager = replicaManager;
         this.assets = assets;
         this.metrics = metrics;
@@ -85,7 +95,7 @@ public final class DashboardHandler extends SimpleChannelInboundHandler<FullHttp
         switch (path) {
             case "/metrics" -> {
                 if (requireMethod(ctx, request, HttpMethod.GET)) {
-                    respond(ctx, request, bytes(HttpResponseStatus.OK, metrics.scrape(), MetricsExporter.CONTENT_TYPE), true);
+                    scrape(ctx, request);
                 }
             }
             case "/api/state" -> {
@@ -95,10 +105,6 @@ public final class DashboardHandler extends SimpleChannelInboundHandler<FullHttp
             }
             case "/events" -> {
                 if (requireMethod(ctx, request, HttpMethod.GET)) {
-                    // a stream has no further request to wait for: no read timeout from now on
-                    if (ctx.pipeline().get(ReadTimeoutHandler.class) != null) {
-                        ctx.pipeline().remove(ReadTimeoutHandler.class);
-                    }
                     events.subscribe(ctx);
                 }
             }
@@ -115,15 +121,46 @@ public final class DashboardHandler extends SimpleChannelInboundHandler<FullHttp
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (cause instanceof ReadTimeoutException) {
-            LOG.debug("closing HTTP connection from {}: no request within the read timeout", ctx.channel().remoteAddress());
-        } else if (cause instanceof IOException) {
+        if (cause instanceof IOException) {
             LOG.debug("HTTP connection from {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
         } else {
             OutOfMemoryExit.check(cause);
             LOG.warn("closing HTTP connection from {}", ctx.channel().remoteAddress(), cause);
         }
         ctx.close();
+    }
+
+    /**
+     * Answers {@code /metrics}: a rendering, shared while other answers are written ({@link RecentScrape}), streamed in chunks of
+     * {@value #SCRAPE_CHUNK_BYTES} bytes as the client reads them, so a slow or gone client holds no
+     * more than the channel's high water mark of it off the heap; at most
+     * {@value #MAX_STREAMED_SCRAPES} answers are written at a time (one more gets 503 with
+     * {@code Retry-After}), so slow readers hold at most that many renderings. A client gone before its
+     * turn gets nothing rendered.
+     */
+    private void scrape(ChannelHandlerContext ctx, FullHttpRequest request) {
+        if (!ctx.channel().isActive()) {
+            return;
+        }
+        if (streamedScrapes >= MAX_STREAMED_SCRAPES) {
+            FullHttpResponse busy = text(HttpResponseStatus.SERVICE_UNAVAILABLE,
+                    MAX_STREAMED_SCRAPES + " /metrics answers are being written; try again in a second");
+            busy.headers().set(HttpHeaderNames.RETRY_AFTER, 1);
+            respond(ctx, request, busy, true);
+            return;
+        }
+        byte[] body = metrics.get(streamedScrapes > 0);
+        HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+        headers(head, body.length, MetricsExporter.CONTENT_TYPE);
+        boolean keep = HttpUtil.isKeepAlive(request);
+        HttpUtil.setKeepAlive(head, keep);
+        streamedScrapes++;
+        ctx.write(head);
+        ChannelFuture written = ctx.writeAndFlush(new HttpChunkedInput(new ChunkedStream(new ByteArrayInputStream(body), SCRAPE_CHUNK_BYTES)));
+        written.addListener(done -> streamedScrapes--);
+        if (!keep) {
+            written.addListener(ChannelFutureListener.CLOSE);
+        }
     }
 
     private void replicaAction(ChannelHandlerContext ctx, FullHttpRequest request, String idText, String action) {
@@ -199,14 +236,18 @@ public final class DashboardHandler extends SimpleChannelInboundHandler<FullHttp
 
     private static FullHttpResponse bytes(HttpResponseStatus status, byte[] body, String contentType) {
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(body));
+        headers(response, body.length, contentType);
+        return response;
+    }
+
+    private static void headers(HttpResponse response, int length, String contentType) {
         response.headers()
                 .set(HttpHeaderNames.CONTENT_TYPE, contentType)
-                .set(HttpHeaderNames.CONTENT_LENGTH, body.length)
+                .set(HttpHeaderNames.CONTENT_LENGTH, length)
                 .set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_STORE)
                 .set("X-Content-Type-Options", "nosniff")
                 // the page loads nothing from elsewhere; the browser test would see a violation as a console error
                 .set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:");
-        return response;
     }
 
     /** Sends the response; the connection stays open when the client asked for that and {@code keepAlive} allows it. */

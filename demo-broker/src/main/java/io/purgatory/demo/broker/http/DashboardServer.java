@@ -15,11 +15,12 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.timeout.ReadTimeoutHandler;
+import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.purgatory.demo.broker.coordinator.GroupCoordinator;
 import io.purgatory.demo.broker.metrics.BrokerStats;
+import io.purgatory.demo.broker.metrics.ThrottledWarning;
 import io.purgatory.demo.broker.server.ReplicaManager;
 import java.net.InetSocketAddress;
 import java.util.concurrent.ExecutionException;
@@ -34,10 +35,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>It runs on its own event loop group of one thread, {@code http-io}, apart from the Kafka
  * listener's, so no HTTP client can delay a Kafka request; and it bounds what a client can make it
- * hold: {@value #MAX_CONNECTIONS} connections (more are closed on accept), request lines of 4 KiB,
- * headers of 8 KiB, bodies of {@value #MAX_BODY_BYTES} bytes (more gets 413); a connection that
- * sends nothing for {@value #READ_TIMEOUT_SECONDS} s is closed (an event stream excepted), and so is
- * an event stream that does not read ({@link EventStream}).
+ * hold: {@value #MAX_CONNECTIONS} connections, {@value #MAX_CONNECTIONS_PER_ADDRESS} from one
+ * address (a new one past either takes the place of the one waiting longest for its next request, or
+ * is refused when all are being answered: {@link DashboardConnections}), request lines of 4 KiB,
+ * headers of 8 KiB, bodies of {@value #MAX_BODY_BYTES} bytes (more gets 413); a request must arrive
+ * whole within {@value #REQUEST_DEADLINE_MS} ms of the connection or of the previous response, and
+ * pipelined requests are answered one at a time, for clients still connected
+ * ({@link HttpConnectionGuard}); an event stream that does not read is closed ({@link EventStream}).
+ * {@code /metrics} is rendered at most once a second while others are being answered ({@link RecentScrape}) and streamed in chunks as
+ * the client reads, at most {@value DashboardHandler#MAX_STREAMED_SCRAPES} at a time.
  *
  * <p>Thread-safe: start it with {@link #start}; {@link #close()} is idempotent and may be called
  * from any thread. Everything else runs on the {@code http-io} thread: the connections, the handler
@@ -46,8 +52,14 @@ import org.slf4j.LoggerFactory;
 public final class DashboardServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DashboardServer.class);
     static final int MAX_CONNECTIONS = 32;
+    static final int MAX_CONNECTIONS_PER_ADDRESS = 16;
     static final int MAX_BODY_BYTES = 16 * 1024;
-    static final int READ_TIMEOUT_SECONDS = 10;
+    /** How long a client has to send a whole request, from its connection or its previous response. */
+    static final long REQUEST_DEADLINE_MS = 10_000;
+    /** How long a {@code /metrics} rendering is served again. */
+    static final long SCRAPE_MAX_AGE_MS = 1_000;
+    /** Refused connections are logged at most once per this period, with a count. */
+    static final long REFUSAL_WARNING_PERIOD_MS = 10_000;
     /** Samples kept for a new page's charts: three minutes. */
     private static final int HISTORY_SAMPLES = 180;
     /** The dashboard's memory budget: characters of JSON its history keeps at most (one byte each, as Java keeps ASCII). */
@@ -68,7 +80,10 @@ public final class DashboardServer implements AutoCloseable {
             Sampler sampler = new Sampler(replicaManager, coordinator, stats);
             EventStream events = loop.submit(() -> new EventStream(sampler::sample, HISTORY_SAMPLES, HISTORY_BUDGET_CHARS)).get();
             MetricsExporter metrics = new MetricsExporter(replicaManager, coordinator, stats);
-            DashboardHandler handler = new DashboardHandler(replicaManager, new StaticAssets(), metrics, events);
+            DashboardHandler handler = new DashboardHandler(replicaManager, new StaticAssets(),
+                    new RecentScrape(metrics::scrape, SCRAPE_MAX_AGE_MS, System::nanoTime), events);
+            DashboardConnections admitted = new DashboardConnections(MAX_CONNECTIONS, MAX_CONNECTIONS_PER_ADDRESS,
+                    new ThrottledWarning(LOG::warn, REFUSAL_WARNING_PERIOD_MS, System::nanoTime));
             this.serverChannel = new ServerBootstrap()
                     .group(group)
                     .channel(NioServerSocketChannel.class)
@@ -77,16 +92,16 @@ public final class DashboardServer implements AutoCloseable {
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel channel) {
-                            if (connections.size() >= MAX_CONNECTIONS) {
-                                LOG.warn("refusing HTTP connection from {}: {} open already", channel.remoteAddress(), MAX_CONNECTIONS);
-                                channel.close();
+                            HttpConnectionGuard guard = new HttpConnectionGuard(REQUEST_DEADLINE_MS, System::nanoTime);
+                            if (!admitted.admit(channel, guard)) {
                                 return;
                             }
                             connections.add(channel);
                             channel.pipeline()
-                                    .addLast(new ReadTimeoutHandler(READ_TIMEOUT_SECONDS))
                                     .addLast(new HttpServerCodec(4096, 8192, 8192))
                                     .addLast(new HttpObjectAggregator(MAX_BODY_BYTES))
+                                    .addLast(new ChunkedWriteHandler())
+                                    .addLast(guard)
                                     .addLast(handler);
                         }
                     })

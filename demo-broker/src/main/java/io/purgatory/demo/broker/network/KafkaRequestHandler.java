@@ -58,6 +58,12 @@ import org.slf4j.LoggerFactory;
  * Kafka's network threads mute their channels while the request memory pool is exhausted; the
  * connection looks again every {@value #BUDGET_RECHECK_MS} ms (as Kafka's poll loop does).
  *
+ * <p>Fairness by cost, as Kafka's request quotas: the CPU time each request takes on a handler
+ * thread is charged to this connection's {@link RequestTimeQuota.Client}; past its fair share the response
+ * carries the throttle time in {@code throttle_time_ms} and the connection is muted for that long (its
+ * next request waits here, as Kafka mutes a throttled channel). The pool runs the requests of
+ * connections that used less handler time first.
+ *
  * <p>A connection that has read nothing for the idle timeout ({@link IdleStateEvent} from the
  * pipeline's {@code IdleStateHandler}) and owes no response is closed.
  *
@@ -89,10 +95,12 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
     private final int maxInFlight;
     private final int maxResponseBytes;
     private final Executor requestHandlers;
+    private final RequestTimeQuota.Client client;
     private final ArrayDeque<ByteBuf> unhandled = new ArrayDeque<>();
     private ChannelHandlerContext ctx;
     private ResponseQueue responses;
     private boolean handling; // a request of this connection is with the request handlers
+    private boolean muted; // throttled: no request is handled until the throttle time has passed
     private boolean refused; // a bad frame was read: frames are dropped until the connection closes
     private String badFrame; // why the framing refused the input, until the frames before it are handed on
     private boolean recheckScheduled; // a look at the memory budget is scheduled
@@ -108,16 +116,19 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
     /**
      * @param maxResponseBytes a larger response closes the connection ({@link ResponseQueue})
      * @param requestHandlers the threads that parse and handle requests ({@link RequestHandlerPool})
+     * @param quota the share of the handlers' time this connection gets, as one client
      */
-    public KafkaRequestHandler(KafkaApis apis, BrokerStats stats, int maxInFlight, int maxResponseBytes, Executor requestHandlers) {
-        this(apis, stats, maxInFlight, maxResponseBytes, requestHandlers, MemoryBudget.unbounded());
+    public KafkaRequestHandler(KafkaApis apis, BrokerStats stats, int maxInFlight, int maxResponseBytes, Executor requestHandlers,
+                               RequestTimeQuota quota) {
+        this(apis, stats, maxInFlight, maxResponseBytes, requestHandlers, quota, MemoryBudget.unbounded());
     }
 
     /** As above, with requests and responses counted in {@code budget}. */
     public KafkaRequestHandler(KafkaApis apis, BrokerStats stats, int maxInFlight, int maxResponseBytes, Executor requestHandlers,
-                               MemoryBudget budget) {
+                               RequestTimeQuota quota, MemoryBudget budget) {
         this.budget = budget;
         this.maxResponseBytes = maxResponseBytes;
+        this.client = quota.newClient();
         this.apis = apis;
         this.requestHandlers = requestHandlers;
         this.stats = stats;
@@ -219,7 +230,8 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
         }
         boolean budgetFull = budget.inFlightFull();
         // stop while the socket cannot take more: each fetch answered may add megabytes to the outbound buffer
-        while (!handling && !refused && !budgetFull && !unhandled.isEmpty() && responses.inFlight() < maxInFlight && ctx.channel().isActive()
+        while (!handling && !muted && !refused && !budgetFull && !unhandled.isEmpty() && responses.inFlight() < maxInFlight
+                && ctx.channel().isActive()
                 && ctx.channel().isWritable()) {
             dispatch(unhandled.poll());
         }
@@ -267,7 +279,7 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
         Request request = new Request(header, buffer, local.getHostString(), local.getPort(), clientHost(), slot);
         handling = true;
         try {
-            requestHandlers.execute(new Handling(frame, request));
+            requestHandlers.execute(new Handling(frame, request, client.costClass()));
         } catch (RejectedExecutionException shuttingDown) {
             release(frame);
             handling = false;
@@ -277,28 +289,42 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
 
     /**
      * The request handlers are done with this connection's request: hand them the next, or, when
-     * they refused its body, drop what follows. On the event loop.
+     * they refused its body, drop what follows; a client past its share of the handlers' time is
+     * muted for {@code throttleMs} first. On the event loop.
      */
-    private void requestHandled(boolean refusedBody) {
+    private void requestHandled(boolean refusedBody, long throttleMs) {
         handling = false;
         refused |= refusedBody;
+        if (throttleMs > 0 && !refused) {
+            muted = true;
+            ctx.executor().schedule(this::unmute, throttleMs, TimeUnit.MILLISECONDS);
+        }
+        handleFrames();
+    }
+
+    /** The throttle time has passed: the next request may go to the handlers. On the event loop. */
+    private void unmute() {
+        muted = false;
         handleFrames();
     }
 
     /**
-     * A request's turn on a handler thread: handles it, releases its frame, and tells the event loop
-     * (which then drops what follows when the body was refused). Sized by its frame, which the pool
-     * orders by.
+     * A request's turn on a handler thread: handles it, charges its handler time to the connection's
+     * quota, releases its frame, and tells the event loop (which then drops what follows when the body
+     * was refused, and mutes the connection while it is throttled). Ordered in the pool by its
+     * client's cost class (taken when it was handed on), then its frame's size.
      */
-    private final class Handling implements RequestHandlerPool.Sized {
+    private final class Handling implements RequestHandlerPool.Prioritized {
         private final ByteBuf frame;
         private final Request request;
         private final int bytes;
+        private final int costClass;
 
-        Handling(ByteBuf frame, Request request) {
+        Handling(ByteBuf frame, Request request, int costClass) {
             this.frame = frame;
             this.request = request;
             this.bytes = frame.readableBytes();
+            this.costClass = costClass;
         }
 
         @Override
@@ -307,10 +333,18 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
         }
 
         @Override
+        public int costClass() {
+            return costClass;
+        }
+
+        @Override
         public void run() {
             boolean handled = false;
+            ApiKeys api = request.header().apiKey();
+            ThrottlingResponder responder = new ThrottlingResponder(new CountingResponder(api, request.slot(), stats), client,
+                    ThrottlingResponder.HANDLER_CPU);
             try {
-                handled = handle(request);
+                handled = handle(request, responder);
             } catch (Error e) { // not the client's fault, nor a bad frame: logged as what it is, and the connection closes
                 OutOfMemoryExit.check(e);
                 LOG.error("closing connection from {}: handling its {} request failed", ctx.channel().remoteAddress(), request.header().apiKey(), e);
@@ -320,7 +354,8 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
                 budget.release(MemoryBudget.Kind.IN_FLIGHT, bytes);
                 frame.release();
                 boolean refusedBody = !handled;
-                ctx.executor().execute(() -> requestHandled(refusedBody));
+                long throttleMs = responder.handled();
+                ctx.executor().execute(() -> requestHandled(refusedBody, throttleMs));
             }
         }
     }
@@ -332,11 +367,12 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
 
     /**
      * Parses and handles one request; on a request handler thread. A body refused here closes the
-     * connection once the responses before it are written.
+     * connection once the responses before it are written; one that parses is answered through
+     * {@code responder}.
      *
      * @return false when the body was refused
      */
-    private boolean handle(Request request) {
+    private boolean handle(Request request, ThrottlingResponder responder) {
         RequestHeader header = request.header();
         ApiKeys api = header.apiKey();
         ByteBuffer buffer = request.body();
@@ -357,8 +393,7 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
             return false;
         }
         stats.onRequest(api);
-        apis.handle(header, parsed, request.localHost(), request.localPort(), request.clientHost(),
-                new CountingResponder(api, request.slot(), stats));
+        apis.handle(header, parsed, request.localHost(), request.localPort(), request.clientHost(), responder);
         return true;
     }
 

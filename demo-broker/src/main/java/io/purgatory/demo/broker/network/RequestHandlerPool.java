@@ -24,17 +24,22 @@ import org.slf4j.LoggerFactory;
  * previous one is handled, as Kafka mutes a channel), so it never holds more than
  * {@code --max-connections} requests.
  *
- * <p>Unlike Kafka's FIFO request queue, smaller requests go first: a request's cost is linear in its
- * size ({@link RequestEntryLimit}), so a {@link Sized} request waits only behind those of its size
- * class (sizes within a factor of two, from 1 KiB up) or smaller, then in arrival order. A client
- * sending large requests in a loop on many connections delays a small produce by at most one request
- * per handler thread, not by a queue of them. Other tasks count as the smallest.
+ * <p>Unlike Kafka's FIFO request queue, cheaper clients go first, then smaller requests: a
+ * {@link Prioritized} request waits only behind those whose clients used as little handler time
+ * lately or less (its cost class, from {@link RequestTimeQuota}: a 22-byte request for all topics'
+ * metadata may keep a handler busy for milliseconds, so size alone does not say what a client costs),
+ * then behind those of its size class (sizes within a factor of two, from 1 KiB up) or smaller
+ * (a request's cost is linear in its size, {@link RequestEntryLimit}), then in arrival order. A
+ * client sending expensive requests in a loop on many connections delays a good client's produce by
+ * at most one request per handler thread, not by a queue of them. Other tasks count as the cheapest
+ * and smallest.
  *
- * <p>With two threads or more, one is kept for small requests (at most
- * {@value #SMALL_REQUEST_BYTES} bytes: a heartbeat, a fetch, a produce of a default-sized batch): a
- * small request goes to it unless it is busy with one and another waits for it, so it does not wait
- * for a large one to finish even when every other handler is busy with one; otherwise it joins the
- * queue.
+ * <p>With two threads or more, one is kept for small requests of light clients (at most
+ * {@value #SMALL_REQUEST_BYTES} bytes: a heartbeat, a fetch, a produce of a default-sized batch; from
+ * a client of cost class {@value #LIGHT_COST_CLASS} or less, which used less than 1/16 of a handler's
+ * time lately): such a request goes to it unless it is busy with one and another waits for it, so it
+ * does not wait for a large or expensive one to finish even when every other handler is busy with
+ * one; otherwise it joins the queue.
  *
  * <p>A handler thread that dies of an {@link OutOfMemoryError} ends the process ({@link OutOfMemoryExit});
  * one that dies of anything else is logged and replaced.
@@ -51,6 +56,8 @@ public final class RequestHandlerPool implements Executor, AutoCloseable {
 
     /** Largest request the handler kept for small requests takes. */
     static final int SMALL_REQUEST_BYTES = 16 * 1024;
+    /** Highest cost class ({@link RequestTimeQuota.Client#costClass()}) whose requests the handler kept for small requests takes. */
+    static final int LIGHT_COST_CLASS = 6;
 
     private final ThreadPoolExecutor threads;
     private final ThreadPoolExecutor smallRequests; // null with one thread; holds at most one small request waiting
@@ -84,8 +91,9 @@ public final class RequestHandlerPool implements Executor, AutoCloseable {
      */
     @Override
     public void execute(Runnable request) {
-        int bytes = request instanceof Sized sized ? sized.bytes() : 0;
-        if (smallRequests != null && bytes <= SMALL_REQUEST_BYTES) {
+        int bytes = request instanceof Prioritized prioritized ? prioritized.bytes() : 0;
+        int costClass = request instanceof Prioritized prioritized ? prioritized.costClass() : 0;
+        if (smallRequests != null && bytes <= SMALL_REQUEST_BYTES && costClass <= LIGHT_COST_CLASS) {
             try {
                 smallRequests.execute(request);
                 return;
@@ -93,16 +101,20 @@ public final class RequestHandlerPool implements Executor, AutoCloseable {
                 // the handler kept for small requests has one waiting already (or the pool is closed, which the queue says next)
             }
         }
-        threads.execute(new Queued(request, bytes, arrivals.getAndIncrement()));
+        threads.execute(new Queued(request, costClass, bytes, arrivals.getAndIncrement()));
     }
 
-    /** A request that says its size in bytes, by which the pool orders it. */
-    public interface Sized extends Runnable {
+    /** A request that says what its client costs and its own size in bytes, by which the pool orders it. */
+    public interface Prioritized extends Runnable {
+        /** The request's size in bytes. */
         int bytes();
+
+        /** Its client's recent handler time, as a {@link RequestTimeQuota.Client#costClass() cost class}. */
+        int costClass();
     }
 
-    /** A task in the queue: smaller size class first, then arrival order. */
-    private record Queued(Runnable task, int bytes, long arrival) implements Runnable, Comparable<Queued> {
+    /** A task in the queue: lower cost class first, then smaller size class, then arrival order. */
+    private record Queued(Runnable task, int costClass, int bytes, long arrival) implements Runnable, Comparable<Queued> {
         @Override
         public void run() {
             task.run();
@@ -110,6 +122,10 @@ public final class RequestHandlerPool implements Executor, AutoCloseable {
 
         @Override
         public int compareTo(Queued other) {
+            int byCost = Integer.compare(costClass, other.costClass);
+            if (byCost != 0) {
+                return byCost;
+            }
             int bySize = Integer.compare(sizeClass(bytes), sizeClass(other.bytes));
             return bySize != 0 ? bySize : Long.compare(arrival, other.arrival);
         }

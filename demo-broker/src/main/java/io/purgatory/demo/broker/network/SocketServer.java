@@ -17,6 +17,7 @@ import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.purgatory.demo.broker.config.BrokerConfig;
+import io.purgatory.demo.broker.config.BrokerSettings;
 import io.purgatory.demo.broker.metrics.BrokerStats;
 import io.purgatory.demo.broker.metrics.MemoryBudget;
 import io.purgatory.demo.broker.metrics.ThrottledWarning;
@@ -32,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * The Kafka listener, like Kafka's {@code SocketServer}: accepts connections and gives each a
  * pipeline of {@link ConnectionStatsHandler}, an idle timer, the length-prefixed framing and a
  * {@link KafkaRequestHandler}, which hands requests to the {@link RequestHandlerPool} in front of
- * {@link KafkaApis}. Its event loops are Kafka's network threads: they never run a request.
+ * {@link KafkaApis}. Its event loops are Kafka's network threads: they never run a request. Every
+ * connection is one client of a {@link RequestTimeQuota}, which shares the handlers' time fairly.
  *
  * <p>Frames are a 4-byte big-endian length and a request; a negative length or one above
  * {@link BrokerConfig#maxFrameBytes()} closes that connection. Past
@@ -76,6 +78,9 @@ public final class SocketServer {
         this.workers = new MultiThreadIoEventLoopGroup(0, new DefaultThreadFactory("broker-io", true), NioIoHandler.newFactory());
         this.connections = new DefaultChannelGroup("connections", GlobalEventExecutor.INSTANCE);
         ConnectionStatsHandler statsHandler = new ConnectionStatsHandler(stats);
+        // the handlers' CPU time to share: one core is left for the network threads, the followers and the collector
+        int sharedHandlers = Math.max(1, Math.min(config.requestHandlers(), Runtime.getRuntime().availableProcessors() - 1));
+        RequestTimeQuota quota = new RequestTimeQuota(sharedHandlers, config.get(BrokerSettings.REQUEST_QUOTA_WINDOW_MS), System::nanoTime);
         try {
             this.serverChannel = new ServerBootstrap()
                     .group(acceptors, workers)
@@ -100,7 +105,7 @@ public final class SocketServer {
                                     .addLast("frames", new LengthFieldBasedFrameDecoder(config.maxFrameBytes(), 0, 4, 0, 4))
                                     .addLast("length", new LengthFieldPrepender(4))
                                     .addLast("requests", new KafkaRequestHandler(apis, stats, config.maxInFlightPerConnection(),
-                                            config.maxResponseBytes(), requestHandlers, budget));
+                                            config.maxResponseBytes(), requestHandlers, quota, budget));
                         }
                     })
                     .bind(config.port())

@@ -3,7 +3,6 @@ package io.purgatory.demo.broker.server;
 import io.purgatory.demo.broker.cluster.Partition;
 import io.purgatory.demo.broker.coordinator.GroupCoordinator;
 import io.purgatory.demo.broker.metrics.BrokerStats;
-import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
@@ -19,7 +18,6 @@ import org.apache.kafka.common.message.DescribeClusterResponseData.DescribeClust
 import org.apache.kafka.common.message.InitProducerIdResponseData;
 import org.apache.kafka.common.message.MetadataRequestData.MetadataRequestTopic;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseBroker;
-import org.apache.kafka.common.message.MetadataResponseData.MetadataResponsePartition;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopic;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -70,7 +68,10 @@ import org.apache.kafka.common.requests.SyncGroupRequest;
  * {@code ConsumerGroupDescribe}) are not advertised, so clients use the classic protocol. A request
  * whose handling or response fails goes to {@link Responder#fail}.
  *
- * <p>Thread-safe: stateless apart from the atomic producer id counter.
+ * <p>A Metadata answer for all topics shares one description of them until a topic, a partition or
+ * an ISR changes ({@link AllTopicsMetadata}).
+ *
+ * <p>Thread-safe: stateless apart from the atomic producer id counter and the shared description.
  */
 public final class KafkaApis {
     public static final Set<ApiKeys> SUPPORTED = EnumSet.of(ApiKeys.API_VERSIONS, ApiKeys.METADATA, ApiKeys.INIT_PRODUCER_ID, ApiKeys.PRODUCE,
@@ -89,6 +90,7 @@ public final class KafkaApis {
     private final TopicAdminHandler topicAdminHandler;
     private final ConfigsHandler configsHandler;
     private final DeleteRecordsHandler deleteRecordsHandler;
+    private final AllTopicsMetadata allTopics;
     private final AtomicLong producerIds = new AtomicLong();
 
     public KafkaApis(ReplicaManager replicaManager, GroupCoordinator coordinator, BrokerStats stats) {
@@ -100,6 +102,7 @@ public final class KafkaApis {
         this.topicAdminHandler = new TopicAdminHandler(replicaManager, coordinator.admin());
         this.configsHandler = new ConfigsHandler(replicaManager);
         this.deleteRecordsHandler = new DeleteRecordsHandler(replicaManager);
+        this.allTopics = new AllTopicsMetadata(replicaManager.topics());
     }
 
     /**
@@ -232,7 +235,7 @@ public final class KafkaApis {
         data.brokers().add(new MetadataResponseBroker().setNodeId(Partition.LEADER_ID).setHost(host).setPort(port));
         List<MetadataRequestTopic> requested = request.data().topics();
         if (requested == null) {
-            replicaManager.topics().all().forEach(topic -> data.topics().add(describe(topic)));
+            data.setTopics(allTopics.describeAll());
         } else {
             int autoCreated = 0;
             Set<Object> answered = new HashSet<>(); // a topic named again is answered once, as Kafka does
@@ -249,7 +252,7 @@ public final class KafkaApis {
                 }
                 Errors error = wanted.name() == null ? Errors.UNKNOWN_TOPIC_ID
                         : Topic.isValid(wanted.name()) ? Errors.UNKNOWN_TOPIC_OR_PARTITION : Errors.INVALID_TOPIC_EXCEPTION;
-                data.topics().add(topic != null ? describe(topic) : new MetadataResponseTopic()
+                data.topics().add(topic != null ? AllTopicsMetadata.describe(topic) : new MetadataResponseTopic()
                         .setName(TopicNames.echoable(wanted.name()))
                         .setTopicId(wanted.topicId() != null ? wanted.topicId() : Uuid.ZERO_UUID)
                         .setErrorCode(error.code()));
@@ -263,17 +266,5 @@ public final class KafkaApis {
         return replicaManager.config().autoCreateTopics() && request.data().allowAutoTopicCreation() && name != null && Topic.isValid(name);
     }
 
-    private static MetadataResponseTopic describe(TopicRegistry.Topic topic) {
-        List<MetadataResponsePartition> partitions = new ArrayList<>();
-        for (Partition partition : topic.partitions()) {
-            partitions.add(new MetadataResponsePartition()
-                    .setPartitionIndex(partition.topicPartition().partition())
-                    .setLeaderId(Partition.LEADER_ID)
-                    .setLeaderEpoch(0)
-                    .setReplicaNodes(partition.replicas())
-                    .setIsrNodes(partition.isr()));
-        }
-        return new MetadataResponseTopic().setName(topic.name()).setTopicId(topic.id()).setPartitions(partitions);
-    }
 
 }

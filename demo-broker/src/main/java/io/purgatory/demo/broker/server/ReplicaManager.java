@@ -118,6 +118,10 @@ public final class ReplicaManager implements AutoCloseable {
 
             @Override
             public void isrChanged(Partition partition) {
+                TopicRegistry registry = topics; // null only while the constructor still runs, before any ISR can change
+                if (registry != null) {
+                    registry.isrChanged();
+                }
                 recheckAllParked(partition);
             }
 

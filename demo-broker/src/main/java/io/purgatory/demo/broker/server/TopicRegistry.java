@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Errors;
@@ -38,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * {@code partitionCount}, so creates, deletes and alters are serialised and see one another whole;
  * the maps are concurrent, so the request paths read them without the lock (a {@link Topic} is
  * immutable and replaced whole). Lock order: {@code metadataLock}, then a partition's lock; the
- * {@link ParkedRequests} are told with no lock held.
+ * {@link ParkedRequests} are told with no lock held. {@code metadataVersion} is atomic, moved after
+ * each change that a Metadata answer shows.
  */
 public final class TopicRegistry {
     private static final Logger LOG = LoggerFactory.getLogger(TopicRegistry.class);
@@ -59,6 +61,8 @@ public final class TopicRegistry {
     /** Partitions of every topic. */
     @GuardedBy("metadataLock")
     private int partitionCount;
+    /** Moves after every change of what a Metadata answer shows: topics, partitions, ISRs. */
+    private final AtomicLong metadataVersion = new AtomicLong();
 
     /** What parks requests on partitions, told when a partition changes under them; called with no lock held. */
     interface ParkedRequests {
@@ -134,6 +138,20 @@ public final class TopicRegistry {
         return dynamicConfigs;
     }
 
+    /**
+     * A number that moves after every change of what a Metadata answer shows (a topic created or
+     * deleted, partitions added, an ISR changed), so that an answer built after reading it is
+     * current until it moves ({@link AllTopicsMetadata}).
+     */
+    long metadataVersion() {
+        return metadataVersion.get();
+    }
+
+    /** A partition's ISR changed (told once the change is made): Metadata answers built before it are stale. */
+    void isrChanged() {
+        metadataVersion.incrementAndGet();
+    }
+
     /** Partitions of every topic now. */
     public int partitionCount() {
         synchronized (metadataLock) {
@@ -189,6 +207,7 @@ public final class TopicRegistry {
             }
             partitionCount += partitions;
             followers.addPartitions(topic.partitions());
+            metadataVersion.incrementAndGet();
         }
         LOG.info("created topic {} (id {}): {} partition(s), replication factor {}, configs {}", name, topic.id(), partitions,
                 replicationFactor, named(configs, DynamicSetting::topicName));
@@ -237,6 +256,7 @@ public final class TopicRegistry {
             replace(new Topic(name, topic.id(), all, topic.configs()));
             partitionCount += added.size();
             followers.addPartitions(added);
+            metadataVersion.incrementAndGet();
         }
         LOG.info("topic {} now has {} partitions", name, count);
         return ApiError.NONE;
@@ -278,6 +298,7 @@ public final class TopicRegistry {
             topicsById.remove(topic.id());
             collisionNames.remove(org.apache.kafka.common.internals.Topic.unifyCollisionChars(name), name);
             partitionCount -= topic.partitions().size();
+            metadataVersion.incrementAndGet();
         }
         followers.removePartitions(topic.partitions());
         for (Partition partition : topic.partitions()) {

@@ -11,6 +11,7 @@ import io.purgatory.demo.broker.Waits;
 import io.purgatory.demo.broker.WireClient.Answer;
 import io.purgatory.demo.broker.WireClient;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.awaitility.Awaitility;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -534,5 +535,41 @@ class DashboardHttpTest {
             assertTrue(answer.elapsedNanos() < Duration.ofSeconds(1).toNanos(), "answered in " + answer.elapsedNanos() + " ns");
         }
         assertEquals(200, get("/api/state").statusCode(), "and the dashboard still answers others");
+    }
+    @Test
+    void aNewClientIsServedWithinASecondWhileMoreSlowConnectionsThanTheCapTrickleTheirHeaders() throws Exception {
+        for (int i = 0; i < 2 * DashboardServer.MAX_CONNECTIONS; i++) { // slowloris: each sends part of its headers and waits
+            Socket slow = new Socket("127.0.0.1", dashboard.port());
+            closeables.add(slow);
+            slow.getOutputStream().write("GET /metrics HTTP/1.1\r\nHost: localhost\r\nX-Slow: a".getBytes(StandardCharsets.US_ASCII));
+            slow.getOutputStream().flush();
+        }
+        // each new connection past the cap took the place of the one waiting longest: this one too
+        Awaitility.await().atMost(Duration.ofSeconds(1)).pollDelay(Duration.ZERO).until(() -> get("/api/state").statusCode() == 200);
+    }
+
+    @Test
+    void pipelinedScrapesAreAnsweredOneAfterTheOtherInFull() throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", dashboard.port())) {
+            socket.setSoTimeout(10_000);
+            String scrape = "GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n";
+            socket.getOutputStream().write((scrape + scrape + scrape).getBytes(StandardCharsets.US_ASCII));
+            BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.ISO_8859_1));
+            for (int i = 0; i < 3; i++) {
+                assertEquals("HTTP/1.1 200 OK", in.readLine());
+                int length = 0;
+                for (String line = in.readLine(); !line.isEmpty(); line = in.readLine()) {
+                    if (line.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:")) {
+                        length = Integer.parseInt(line.substring("content-length:".length()).strip());
+                    }
+                }
+                char[] body = new char[length];
+                for (int read = 0; read < length; ) {
+                    read += in.read(body, read, length - read);
+                }
+                String text = new String(body);
+                assertTrue(text.contains("demo_broker_connections ") && text.endsWith("\n"), "scrape " + i + ", whole: " + text);
+            }
+        }
     }
 }

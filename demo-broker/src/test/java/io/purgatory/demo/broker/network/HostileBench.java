@@ -32,9 +32,16 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * <p>With {@code one} last, the hostile requests come from one client, one after the other (each on a
  * new connection); without it, one connection per request sends it in a loop, all at once.
  *
+ * <p>With {@code expensive} last, the third argument is a number of connections, each sending in a
+ * loop a request cheap to send and expensive to answer ({@link ExpensiveRequests}): Metadata of all
+ * topics (after creating topics up to 9,990 partitions), ListGroups with DescribeGroups of every group,
+ * OffsetFetch of all a group's offsets (after committing offsets of 999 partitions for 50 groups).
+ *
  * <pre>
  * java -cp demo-broker/target/demo-broker.jar:demo-broker/target/test-classes \
  *     io.purgatory.demo.broker.network.HostileBench PORT TOPIC N SECONDS [one]
+ * java -cp demo-broker/target/demo-broker.jar:demo-broker/target/test-classes \
+ *     io.purgatory.demo.broker.network.HostileBench PORT TOPIC CONNECTIONS SECONDS expensive
  * </pre>
  */
 public final class HostileBench {
@@ -67,6 +74,10 @@ public final class HostileBench {
         String topic = args[1];
         int n = Integer.parseInt(args[2]);
         int seconds = Integer.parseInt(args[3]);
+        if (args.length > 4 && args[4].equals("expensive")) {
+            ExpensiveRequests.run(port, topic, n, seconds);
+            return;
+        }
         boolean oneClient = args.length > 4 && args[4].equals("one");
         System.out.println("| request | N | size | answered after |");
         System.out.println("|---|---|---|---|");

@@ -33,7 +33,8 @@ class InFlightBudgetTest {
     private final BrokerStats stats = new BrokerStats();
     private final MemoryBudget budget = new MemoryBudget(LIMIT);
     private final EmbeddedChannel channel = new EmbeddedChannel(
-            new KafkaRequestHandler(new KafkaApis(replicaManager, coordinator, stats), stats, 8, 1 << 20, Runnable::run, budget)) {
+            new KafkaRequestHandler(new KafkaApis(replicaManager, coordinator, stats), stats, 8, 1 << 20, Runnable::run,
+                    new RequestTimeQuota(1, 1_000, System::nanoTime), budget)) {
         @Override
         protected SocketAddress localAddress0() {
             return new InetSocketAddress("localhost", 9092);

@@ -12,7 +12,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
-/** The handler pool runs smaller requests first, in arrival order within a size class, and its close never waits on a spinning handler. */
+/**
+ * The handler pool runs the requests of cheaper clients first, then smaller requests, in arrival order
+ * within a class; it keeps a handler for small requests of light clients; its close never waits on a
+ * spinning handler.
+ */
 class RequestHandlerPoolTest {
     @Test
     void smallerRequestsGoFirstThenInArrivalOrder() throws Exception {
@@ -41,24 +45,71 @@ class RequestHandlerPoolTest {
     }
 
     @Test
+    void cheaperClientsGoFirstWhateverTheSizeOfTheirRequests() throws Exception {
+        RequestHandlerPool pool = new RequestHandlerPool(1);
+        try {
+            CountDownLatch busy = new CountDownLatch(1);
+            CountDownLatch started = new CountDownLatch(1);
+            pool.execute(() -> {
+                started.countDown();
+                await(busy);
+            });
+            started.await();
+            List<String> ran = new CopyOnWriteArrayList<>();
+            pool.execute(costing("22 B from a client using a tenth of a handler", 8, 22, ran));
+            pool.execute(costing("22 B from a client using half a handler", 10, 22, ran));
+            pool.execute(costing("1 MiB from an idle client", 0, 1 << 20, ran));
+            pool.execute(costing("100 B from a light client", 5, 100, ran));
+            pool.execute(costing("50 B from a light client", 5, 50, ran));
+            busy.countDown();
+
+            Waits.soon().until(() -> ran.size() == 5);
+            assertEquals(List.of("1 MiB from an idle client", "100 B from a light client", "50 B from a light client",
+                    "22 B from a client using a tenth of a handler", "22 B from a client using half a handler"), ran);
+        } finally {
+            pool.close();
+        }
+    }
+
+    @Test
+    void aSmallRequestOfAnExpensiveClientDoesNotTakeTheHandlerKeptForLightOnes() throws Exception {
+        RequestHandlerPool pool = new RequestHandlerPool(2);
+        CountDownLatch shared = new CountDownLatch(1);
+        CountDownLatch kept = new CountDownLatch(1);
+        try {
+            List<String> ran = new CopyOnWriteArrayList<>();
+            CountDownLatch started = new CountDownLatch(2);
+            pool.execute(prioritized(1 << 20, 0, () -> { // the shared handler
+                started.countDown();
+                await(shared);
+            }));
+            pool.execute(prioritized(100, 0, () -> { // the handler kept for small requests of light clients
+                started.countDown();
+                await(kept);
+            }));
+            started.await();
+            pool.execute(costing("22 B, expensive client", RequestHandlerPool.LIGHT_COST_CLASS + 1, 22, ran));
+            kept.countDown(); // the kept handler is free now, and the shared one still busy
+            pool.execute(costing("small, light client", RequestHandlerPool.LIGHT_COST_CLASS, 100, ran));
+            Waits.soon().until(() -> ran.contains("small, light client"));
+            assertEquals(List.of("small, light client"), ran, "the expensive client's request waits for the shared handler");
+        } finally {
+            shared.countDown();
+            pool.close();
+        }
+    }
+
+    @Test
     void aSmallRequestTakesTheHandlerKeptForItWhileTheOthersRunLargeOnes() throws Exception {
         RequestHandlerPool pool = new RequestHandlerPool(2);
         CountDownLatch large = new CountDownLatch(1);
         try {
             List<String> ran = new CopyOnWriteArrayList<>();
             CountDownLatch started = new CountDownLatch(1);
-            pool.execute(new RequestHandlerPool.Sized() {
-                @Override
-                public int bytes() {
-                    return 1 << 20;
-                }
-
-                @Override
-                public void run() {
-                    started.countDown();
-                    await(large);
-                }
-            });
+            pool.execute(prioritized(1 << 20, 0, () -> {
+                started.countDown();
+                await(large);
+            }));
             started.await();
             pool.execute(sized("another large", 1 << 20, ran)); // waits: the shared handler is busy
             pool.execute(sized("small", 100, ran));
@@ -88,16 +139,29 @@ class RequestHandlerPoolTest {
         }
     }
 
-    private static RequestHandlerPool.Sized sized(String name, int bytes, List<String> ran) {
-        return new RequestHandlerPool.Sized() {
+    private static RequestHandlerPool.Prioritized sized(String name, int bytes, List<String> ran) {
+        return costing(name, 0, bytes, ran);
+    }
+
+    private static RequestHandlerPool.Prioritized costing(String name, int costClass, int bytes, List<String> ran) {
+        return prioritized(bytes, costClass, () -> ran.add(name));
+    }
+
+    private static RequestHandlerPool.Prioritized prioritized(int bytes, int costClass, Runnable task) {
+        return new RequestHandlerPool.Prioritized() {
             @Override
             public int bytes() {
                 return bytes;
             }
 
             @Override
+            public int costClass() {
+                return costClass;
+            }
+
+            @Override
             public void run() {
-                ran.add(name);
+                task.run();
             }
         };
     }

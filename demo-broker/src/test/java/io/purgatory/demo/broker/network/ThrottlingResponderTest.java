@@ -1,0 +1,72 @@
+package io.purgatory.demo.broker.network;
+
+import io.purgatory.demo.broker.server.Responder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.ApiVersionsResponse;
+import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** A request's handler time is charged once, and its response carries the throttle, on a manual clock. */
+class ThrottlingResponderTest {
+    private final AtomicLong now = new AtomicLong();
+    private final RequestTimeQuota quota = new RequestTimeQuota(1, 1_000, now::get);
+    private final RequestTimeQuota.Client client = quota.newClient();
+    private final List<AbstractResponse> sent = new ArrayList<>();
+    private final Responder capture = new Responder() {
+        @Override
+        public void send(AbstractResponse response) {
+            sent.add(response);
+        }
+
+        @Override
+        public void noResponse() {
+        }
+
+        @Override
+        public void fail(RuntimeException cause) {
+        }
+
+        @Override
+        public void awaits(Runnable completeNow) {
+        }
+    };
+
+    ThrottlingResponderTest() {
+        quota.newClient().record(0); // another active client: each gets half the handler, 500 ms a window
+    }
+
+    private void advance(long millis) {
+        now.addAndGet(TimeUnit.MILLISECONDS.toNanos(millis));
+    }
+
+    private static ApiVersionsResponse response() {
+        return new ApiVersionsResponse(new ApiVersionsResponseData());
+    }
+
+    @Test
+    void aResponseSentWhileHandledCarriesTheThrottleItsHandlerTimeGave() {
+        ThrottlingResponder responder = new ThrottlingResponder(capture, client, now::get);
+        advance(600);
+        responder.send(response());
+        assertEquals(200, sent.get(0).throttleTimeMs(), "(600 - 500) / 500 of a 1 s window");
+        advance(50);
+        assertEquals(150, responder.handled(), "the handler, done after the response, mutes for what is left");
+        assertEquals(TimeUnit.MILLISECONDS.toNanos(600), client.rateNanos(), "charged once");
+    }
+
+    @Test
+    void aParkedRequestIsChargedWhenTheHandlerIsDoneAndItsLaterResponseCarriesWhatIsLeft() {
+        ThrottlingResponder responder = new ThrottlingResponder(capture, client, now::get);
+        advance(600);
+        assertEquals(200, responder.handled());
+        advance(150);
+        responder.send(response()); // the parked operation completes
+        assertEquals(50, sent.get(0).throttleTimeMs());
+        assertEquals(TimeUnit.MILLISECONDS.toNanos(600), client.rateNanos(), "charged once, the handler's time only");
+    }
+}
