@@ -20,7 +20,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Kafka and with the line's module jar first on the class path, each side in a JVM of its own. The build fails
  * on a test that passes on stock and fails on the module (twice: a disagreeing class is rerun on both sides); a
  * test that fails on stock too is reported, not hidden. Each run's class-load log shows that the module's run
- * loaded the module's classes (and only them, of the classes the module defines) and the stock run Kafka's.
+ * loaded the module's classes (and only them, of the classes the module defines) and the stock run Kafka's. A test
+ * class that does not link against the line's broker classes (4.3.1's tests on 4.4.0) is not run, and the build
+ * fails unless exactly those classes are the ones its {@code lines/<version>/unlinked-test-classes.txt} names.
  * Each line's account is written to {@code target/broker-tests/<line>/summary.txt}.
  */
 @Tag("integration")
@@ -49,9 +51,13 @@ class KafkaBrokerTestsOnTheModuleTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("lines")
     void kafkasBrokerTestsPassOnTheModuleWhereTheyPassOnStockKafka(KafkaLine line) throws Exception {
-        List<String> testClasses = line.testClassesNamed(TEST_CLASSES);
-        assertFalse(testClasses.isEmpty(), "no broker test classes in " + line + "'s test jars");
+        List<String> candidates = line.testClassesNamed(TEST_CLASSES);
+        assertFalse(candidates.isEmpty(), "no broker test classes in " + line + "'s test jars");
         Path dir = Path.of("target/broker-tests", line.line());
+        TestClassLinkage linkage = TestClassLinkage.probe(line.classPath(), candidates, dir.resolve("linkage.txt"));
+        assertEquals(line.unlinkedTestClasses(), linkage.unlinked().keySet(), "the test classes that do not link against "
+                + line + "'s broker classes (" + KafkaLine.UNLINKED_FILE + " of " + line.version() + "): " + linkage.unlinked());
+        List<String> testClasses = candidates.stream().filter(c -> !linkage.unlinked().containsKey(c)).toList();
 
         RunResult stock = new KafkaTestRun(line.classPath(), testClasses, dir.resolve("stock")).run();
         RunResult module = new KafkaTestRun(line.moduleClassPath(), testClasses, dir.resolve("module")).run();
@@ -66,13 +72,22 @@ class KafkaBrokerTestsOnTheModuleTest {
         }
         Comparison comparison = Comparison.of(stock.outcomes(), module.outcomes(), stockRerun, moduleRerun);
         String report = comparison.report(line + ", Kafka's broker tests of " + line.version()
-                + " (classes " + testClasses + ")" + (rerun.isEmpty() ? "" : ", reran " + rerun), testClasses);
+                + " (classes " + testClasses + ")" + (rerun.isEmpty() ? "" : ", reran " + rerun), testClasses)
+                + notRun(linkage);
         Files.writeString(dir.resolve("summary.txt"), report + System.lineSeparator());
         System.out.println(report);
 
         assertTrue(comparison.moduleOnly.isEmpty(), "module-only failures on " + line + ":\n" + report);
         assertTrue(comparison.missingOnOneSide.isEmpty(), "tests run on one side only on " + line + ":\n" + report);
         assertEquals(comparison.stockTests, comparison.moduleTests, report);
+    }
+
+    /** The report's lines for the classes not run because they do not link, with the error; none if all link. */
+    private static String notRun(TestClassLinkage linkage) {
+        StringBuilder text = new StringBuilder();
+        linkage.unlinked().forEach((testClass, error) -> text.append(System.lineSeparator())
+                .append("  not run, does not link against the line's broker classes: ").append(testClass).append(" -- ").append(error));
+        return text.toString();
     }
 
     /**

@@ -18,13 +18,24 @@ import java.util.zip.ZipFile;
  * @param version the Kafka version of the broker classes, {@code 4.3.1}
  * @param classPath the stock class path: Kafka's jars, the test jars, JUnit's console launcher
  * @param moduleJar the module's jar for this line, put first on the class path in the run on the module
+ * @param unlinkedTestClasses the test classes known not to link against this line's broker classes, which the line
+ *     does not run (written in {@code lines/<version>/unlinked-test-classes.txt}; none if there is no such file)
  */
-record KafkaLine(String line, String version, List<Path> classPath, Path moduleJar) {
+record KafkaLine(String line, String version, List<Path> classPath, Path moduleJar, Set<String> unlinkedTestClasses) {
+
+    /** Beside a line's pom: one test class a line, {@code #} to the end of a line is a comment. */
+    static final String UNLINKED_FILE = "unlinked-test-classes.txt";
+
+    KafkaLine {
+        classPath = List.copyOf(classPath);
+        unlinkedTestClasses = Set.copyOf(unlinkedTestClasses);
+    }
 
     /**
      * Reads {@code line=version} pairs separated by commas, the class path of each from
-     * {@code <linesDir>/<version>/target/broker-tests.classpath}, and each line's jar from
-     * {@code moduleJarPattern} with {@code {line}} replaced by the line.
+     * {@code <linesDir>/<version>/target/broker-tests.classpath}, each line's jar from
+     * {@code moduleJarPattern} with {@code {line}} replaced by the line, and the test classes that do not link from
+     * {@code <linesDir>/<version>/}{@value #UNLINKED_FILE}.
      */
     static List<KafkaLine> parse(String lines, Path linesDir, String moduleJarPattern) throws IOException {
         List<KafkaLine> parsed = new java.util.ArrayList<>();
@@ -37,7 +48,13 @@ record KafkaLine(String line, String version, List<Path> classPath, Path moduleJ
             List<Path> classPath = Arrays.stream(Files.readString(file).strip().split(java.io.File.pathSeparator))
                     .map(Path::of).toList();
             Path moduleJar = Path.of(moduleJarPattern.replace("{line}", lineAndVersion[0]));
-            parsed.add(new KafkaLine(lineAndVersion[0], lineAndVersion[1], classPath, moduleJar));
+            Path unlinkedFile = linesDir.resolve(lineAndVersion[1]).resolve(UNLINKED_FILE);
+            Set<String> unlinked = new TreeSet<>();
+            if (Files.exists(unlinkedFile)) {
+                Files.readAllLines(unlinkedFile).stream().map(l -> l.replaceFirst("#.*", "").strip())
+                        .filter(l -> !l.isEmpty()).forEach(unlinked::add);
+            }
+            parsed.add(new KafkaLine(lineAndVersion[0], lineAndVersion[1], classPath, moduleJar, unlinked));
         }
         return parsed;
     }

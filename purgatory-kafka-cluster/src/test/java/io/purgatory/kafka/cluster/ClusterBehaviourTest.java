@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -140,8 +141,15 @@ abstract class ClusterBehaviourTest {
         assertEquals(expected, sorted);
     }
 
-    @Test
+    @ParameterizedTest
+    @EnumSource(GroupProtocol.class)
     @Order(3)
+    void acksAllRecordsAreAllReadByAGroupThatLosesAMemberToSigkill(GroupProtocol protocol) throws Exception {
+        KilledGroupMember.check(cluster(), protocol);
+    }
+
+    @Test
+    @Order(4)
     void aShareGroupRedeliversRecordsWhoseAcquisitionLockExpired() throws Exception {
         cluster().createTopic("shared", 1, 3, DURABLE);
         try (KafkaProducer<String, String> producer = Clients.producer(cluster(), Map.of())) {
@@ -184,7 +192,7 @@ abstract class ClusterBehaviourTest {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void fetchLongPollsAreAnsweredAtTheirWaitThenAtOnceWhenDataArrives() throws Exception {
         int consumerCount = 200;
         int maxWaitMs = 500;
@@ -239,7 +247,7 @@ abstract class ClusterBehaviourTest {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void acksAllProducesWaitForAStoppedFollowerUntilItLeavesTheIsr() throws Exception {
         cluster().createTopic("stopped-follower", 1, 3, DURABLE);
         TopicPartitionInfo info = cluster().partition("stopped-follower", 0);
@@ -280,7 +288,7 @@ abstract class ClusterBehaviourTest {
     }
 
     @Test
-    @Order(6)
+    @Order(7)
     void producersAndConsumersCarryOnWhenABrokerIsKilledAndEveryAckedRecordIsReadable() throws Exception {
         cluster().createTopic("killed-broker", 3, 3, DURABLE);
         KafkaNode victim = cluster().node(cluster().partition("killed-broker", 0).leader().id());
@@ -337,7 +345,7 @@ abstract class ClusterBehaviourTest {
     }
 
     @Test
-    @Order(7)
+    @Order(8)
     void theClusterShutsDownCleanlyWithFetchesParked() throws Exception {
         cluster().createTopic("parked-at-shutdown", 3, 3, DURABLE);
         List<TopicPartition> partitions = IntStream.range(0, 3).mapToObj(p -> new TopicPartition("parked-at-shutdown", p)).toList();
@@ -362,6 +370,14 @@ abstract class ClusterBehaviourTest {
                             "node " + node.id() + " had its controlled shutdown approved: " + CONTROLLED_SHUTDOWN_APPROVED);
                 }
             }
+        }
+    }
+
+    @Test
+    @Order(9)
+    void noBrokerLoggedALinkageError() throws IOException {
+        for (KafkaNode node : cluster().nodes()) {
+            assertEquals(List.of(), LinkageErrors.in(node), "linkage errors in " + node.logFile());
         }
     }
 

@@ -36,6 +36,11 @@ final class KafkaClusterExtension implements BeforeAllCallback, AfterAllCallback
         return new KafkaClusterExtension(() -> TestRuntimes.module("4.4.0"));
     }
 
+    /** Three brokers of Kafka {@code kafkaVersion} with the purgatory-kafka jar of its own line first on each one's classpath. */
+    static KafkaClusterExtension moduleOfLine(String kafkaVersion) {
+        return new KafkaClusterExtension(() -> TestRuntimes.moduleOfLine(kafkaVersion));
+    }
+
     /** The running cluster. */
     KafkaCluster cluster() {
         if (cluster == null) {
@@ -51,7 +56,9 @@ final class KafkaClusterExtension implements BeforeAllCallback, AfterAllCallback
         cluster = KafkaCluster.start(ClusterSpec.threeNodes(chosen, directory)
                 // a share group's records return to the group 2 s after a consumer acquired them unacknowledged
                 .withBrokerProperty("group.share.record.lock.duration.ms", "2000")
-                .withBrokerProperty("group.share.min.record.lock.duration.ms", "1000"));
+                .withBrokerProperty("group.share.min.record.lock.duration.ms", "1000")
+                // a consumer-protocol group may set a session as short as a classic member's (KilledGroupMember)
+                .withBrokerProperty("group.consumer.min.session.timeout.ms", String.valueOf(ForkedMember.SESSION_TIMEOUT_MS)));
     }
 
     @Override
