@@ -195,7 +195,8 @@ abstract class ClusterBehaviourTest {
     @Order(5)
     void fetchLongPollsAreAnsweredAtTheirWaitThenAtOnceWhenDataArrives() throws Exception {
         int consumerCount = 200;
-        int maxWaitMs = 500;
+        // long enough that a fetch answered at its wait rather than when the data arrives stands out from a loaded machine's delays
+        int maxWaitMs = 3_000;
         cluster().createTopic("long-poll", 1, 3, DURABLE);
         TopicPartition partition = new TopicPartition("long-poll", 0);
         int leader = cluster().partition("long-poll", 0).leader().id();
@@ -241,7 +242,8 @@ abstract class ClusterBehaviourTest {
             System.out.printf("long polls, %s: delay from the producer's ack to each consumer's receipt (ms): p50 %d, p90 %d, max %d%n",
                     cluster().spec().runtime().label(), delaysMs[consumerCount / 2], delaysMs[consumerCount * 9 / 10],
                     delaysMs[consumerCount - 1]);
-            assertTrue(delaysMs[consumerCount / 2] < maxWaitMs / 2,
+            // answered at their wait, the delays would spread evenly over the wait (a median near 1,500 ms)
+            assertTrue(delaysMs[consumerCount / 2] < maxWaitMs / 4,
                     "the parked fetches are answered when the data arrives, not at their wait: median delay " + delaysMs[consumerCount / 2] + " ms");
         }
     }
