@@ -29,7 +29,7 @@ class DashboardMemoryTest {
     @Test
     void samplesAndHistoryStayBoundedAt100000GroupsAnd100000Partitions() throws Exception {
         BrokerConfig config = BrokerConfig.builder().port(0).topic("t", PARTITIONS).maxPartitions(PARTITIONS).followers(0)
-                .minInsyncReplicas(1).maxGroups(GROUPS).maxGroupsPerClient(GROUPS).build();
+                .minInsyncReplicas(1).maxGroups(GROUPS).maxGroupsPerClient(GROUPS).maxGroupsPerAddress(GROUPS).build();
         try (ReplicaManager replicaManager = new ReplicaManager(config);
              GroupCoordinator coordinator = new GroupCoordinator(GroupCoordinatorConfig.of(config))) {
             for (int g = 0; g < GROUPS; g++) {
