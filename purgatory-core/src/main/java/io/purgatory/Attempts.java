@@ -1,6 +1,5 @@
 package io.purgatory;
 
-import io.purgatory.internal.OperationState;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -17,10 +16,10 @@ final class Attempts {
     /** A RuntimeException or an Error: the only throwables collected (user code throws no checked ones). */
     private @Nullable Throwable failure;
 
-    /** Retries op (see {@link Operations#maybeTryComplete}); true if this attempt completed it. */
+    /** Retries op (see {@link OperationState#maybeTryComplete()}); true if this attempt completed it. */
     boolean retry(OperationState op) {
         try {
-            if (Operations.maybeTryComplete(op)) {
+            if (op.maybeTryComplete()) {
                 completed++;
                 return true;
             }
@@ -33,7 +32,7 @@ final class Attempts {
     /** Cancels op with {@code reason} (see {@link DelayedOperation#cancel(Object)}). */
     void cancel(OperationState op, @Nullable Object reason) {
         try {
-            if (Operations.complete(op, Completion.CANCELLED, reason)) {
+            if (op.complete(Completion.CANCELLED, reason)) {
                 completed++;
             }
         } catch (RuntimeException | Error e) {

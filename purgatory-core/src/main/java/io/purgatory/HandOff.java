@@ -1,6 +1,5 @@
 package io.purgatory;
 
-import io.purgatory.internal.OperationStates;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import org.jspecify.annotations.Nullable;
 import io.purgatory.timer.Timer;
@@ -340,7 +339,7 @@ public final class HandOff<K, V> implements AutoCloseable {
      */
     private <W extends HandOffWaiter<K, V>> W begin(W waiter) {
         if (closed) {
-            Operations.expire(waiter, Completion.CLOSED);
+            waiter.expire(Completion.CLOSED);
             return waiter;
         }
         boolean waits = waiter.delayMs() > 0;
@@ -365,7 +364,7 @@ public final class HandOff<K, V> implements AutoCloseable {
             if (waits) {
                 purgatory.tryCompleteElseWatch(waiter, List.of()); // its lanes serve it; the purgatory times it out
             } else {
-                Operations.expire(waiter, Completion.EXPIRED);
+                waiter.expire(Completion.EXPIRED);
             }
         }
         return waiter;
@@ -385,7 +384,7 @@ public final class HandOff<K, V> implements AutoCloseable {
                     served = trial.offer(waiter, lane);
                 }
                 if (served == HandOffWaiter.Served.NOTHING && waits) {
-                    OperationStates.lock(waiter);
+                    waiter.lock();
                     try {
                         if (waiter.isCompleted()) {
                             served = HandOffWaiter.Served.DONE;
@@ -395,7 +394,7 @@ public final class HandOff<K, V> implements AutoCloseable {
                             lane.link(node);
                         }
                     } finally {
-                        OperationStates.unlock(waiter);
+                        waiter.unlock();
                     }
                 }
                 lane.retireIfEmpty(lanes);
@@ -519,12 +518,12 @@ public final class HandOff<K, V> implements AutoCloseable {
 
         /** The caller was interrupted: cancels the take, or, if it has an answer already, waits for it and returns it. */
         Handed<K, V> interrupted() throws InterruptedException {
-            OperationStates.lock(this);
+            lock();
             boolean stopped;
             try {
                 stopped = cancel();
             } finally {
-                OperationStates.unlock(this);
+                unlock();
             }
             if (stopped) {
                 finish();

@@ -1,6 +1,5 @@
 package io.purgatory;
 
-import io.purgatory.internal.OperationStates;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -42,7 +41,7 @@ final class HandOffFuture<K, V> extends CompletableFuture<Handed<K, V>> {
      */
     private boolean stopWaiting(BooleanSupplier completion) {
         boolean done;
-        OperationStates.lock(waiter);
+        waiter.lock();
         try {
             if (waiter.isCompleted()) {
                 return false;
@@ -50,7 +49,7 @@ final class HandOffFuture<K, V> extends CompletableFuture<Handed<K, V>> {
             waiter.cancel();
             done = completion.getAsBoolean();
         } finally {
-            OperationStates.unlock(waiter);
+            waiter.unlock();
         }
         waiter.finish();
         return done;

@@ -1,6 +1,5 @@
 package io.purgatory;
 
-import io.purgatory.internal.OperationStates;
 import org.jspecify.annotations.Nullable;
 import java.util.List;
 
@@ -53,13 +52,13 @@ abstract class HandOffWaiter<K, V> extends DelayedOperation {
         /** Under the waiter's lock: a waiter that has completed is not tried; one that takes completes. */
         Trial UNDER_LOCK = (waiter, lane) -> {
             Served served;
-            OperationStates.lock(waiter);
+            waiter.lock();
             try {
                 served = waiter.isCompleted() ? Served.DONE : waiter.takeFrom(lane) ? Served.TAKEN : Served.NOTHING;
             } finally {
-                OperationStates.unlock(waiter);
+                waiter.unlock();
             }
-            Operations.retryIfPending(waiter);
+            waiter.retryIfPending();
             return served;
         };
     }

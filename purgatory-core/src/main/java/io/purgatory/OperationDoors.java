@@ -1,38 +1,22 @@
 package io.purgatory;
 
 import io.purgatory.internal.NodeOwner;
-import io.purgatory.internal.OperationState;
-import io.purgatory.internal.OperationStates;
 import io.purgatory.internal.Secrets;
 import io.purgatory.internal.StateControl;
-import io.purgatory.internal.TimerNode;
 import io.purgatory.timer.Timer;
-import java.util.Collection;
+import io.purgatory.timer.TimerNode;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The operation state's doors in the internal package, registered in {@link Secrets} when
- * {@link DelayedOperationPurgatory} is loaded: the owner the timer runs an operation's expiry
- * through (so the operation has no method a subclass could call to run it), and the machinery
- * purgatory-kafka's bridge builds Kafka's classes on (so that it needs no class in this package).
- * An operation's expiry is added to a timer only by a purgatory, or through these doors, so the
- * timer never meets an operation before they are registered; the bridge makes sure the purgatory
- * class is loaded before it takes them.
+ * {@link OperationState} is loaded: the owner the timer runs an operation's expiry through (so the
+ * operation has no method a subclass could call to run it), and the machinery purgatory-kafka's
+ * bridge builds Kafka's classes on (so that it needs no class in this package).
  *
  * <p>Thread-safe: stateless; each call is the operation state's.
  */
 final class OperationDoors implements NodeOwner<TimerNode, Timer>, StateControl<OperationState, DelayedOperationPurgatory<?>, Timer> {
-
-    private OperationDoors() {
-    }
-
-    /** Registers the doors; once, from {@link DelayedOperationPurgatory}'s static initializer. */
-    static void register() {
-        OperationDoors doors = new OperationDoors();
-        Secrets.registerNodeOwner(doors);
-        Secrets.registerStateControl(doors);
-    }
 
     // --- the timer's calls for an operation's expiry ---
 
@@ -43,88 +27,85 @@ final class OperationDoors implements NodeOwner<TimerNode, Timer>, StateControl<
 
     @Override
     public void runDue(TimerNode node) {
-        Operations.expiryDue((OperationState) node);
+        ((OperationState) node).expiryDue();
     }
 
     @Override
     public @Nullable Timer timerOf(TimerNode node) {
-        return Operations.expiryTimer((OperationState) node);
+        return ((OperationState) node).expiryTimer();
     }
 
     // --- the bridge's ---
 
     @Override
     public void lock(OperationState state) {
-        OperationStates.lock(state);
+        state.lock();
     }
 
     @Override
     public boolean tryLock(OperationState state) {
-        return OperationStates.tryLock(state);
+        return state.tryLock();
     }
 
     @Override
     public boolean lockInterruptibly(OperationState state, long timeoutNanos) throws InterruptedException {
-        return OperationStates.lockInterruptibly(state, timeoutNanos);
+        return state.lockInterruptibly(timeoutNanos);
     }
 
     @Override
     public void unlock(OperationState state) {
-        OperationStates.unlock(state);
+        state.unlock();
     }
 
     @Override
     public int holdCount(OperationState state) {
-        return OperationStates.holdCount(state);
+        return state.holdCount();
     }
 
     @Override
     public boolean isLocked(OperationState state) {
-        return OperationStates.isLocked(state);
+        return state.isLocked();
     }
 
     @Override
     public boolean complete(OperationState state, boolean expired) {
-        return Operations.complete(state, expired ? Completion.EXPIRED : Completion.COMPLETED, null);
+        return state.complete(expired ? Completion.EXPIRED : Completion.COMPLETED, null);
     }
 
     @Override
     public boolean retryIfPending(OperationState state) {
-        return Operations.retryIfPending(state);
+        return state.retryIfPending();
     }
 
     @Override
     public @Nullable Object completion(OperationState state) {
-        return Operations.completedAs(state);
+        return state.completedAs();
     }
 
     @Override
     public boolean nodeUnused(OperationState state) {
-        return Operations.deadlineMs(state) == Long.MAX_VALUE && !Operations.isExpiryCancelled(state);
+        return state.deadlineMs() == Long.MAX_VALUE && !state.isExpiryCancelled();
     }
 
     @Override
     public void schedule(OperationState state, Timer timer, long delayMs) {
-        Operations.scheduleExpiry(state, timer, delayMs);
+        state.scheduleExpiry(timer, delayMs);
     }
 
     @Override
     public boolean cancelNode(OperationState state) {
-        return Operations.cancelExpiry(state);
+        return state.cancelExpiry();
     }
 
     @Override
     public DelayedOperationPurgatory<?> purgatory(String name, Timer timer, int purgeInterval, boolean reaperEnabled) {
-        return DelayedOperationPurgatory.ofStates(name, timer, purgeInterval, reaperEnabled);
+        return DelayedOperationPurgatory.builderOfStates(name).timer(timer).purgeInterval(purgeInterval)
+                .reaperEnabled(reaperEnabled).build();
     }
 
     @Override
-    public boolean offer(DelayedOperationPurgatory<?> purgatory, OperationState state, Collection<?> keys) {
-        return purgatory.offerState(state, keys);
-    }
-
-    @Override
+    @SuppressWarnings("unchecked") // the purgatory holds states only
     public List<OperationState> withdraw(DelayedOperationPurgatory<?> purgatory, Object key) {
-        return purgatory.withdrawForKey(key);
+        return (List<OperationState>) purgatory.withdrawForKey(key);
     }
 }

@@ -1,6 +1,5 @@
 package io.purgatory;
 
-import io.purgatory.internal.OperationState;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -1,6 +1,5 @@
 package io.purgatory;
 
-import io.purgatory.internal.OperationState;
 import org.jspecify.annotations.Nullable;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.lang.invoke.VarHandle;
@@ -108,7 +107,7 @@ final class WatchList extends OperationList {
             index.add(position, watch);
         } else {
             if (entry instanceof OperationState op) {
-                Operations.enteredFirst(op, this, size);
+                op.enteredFirst(this, size);
             }
             append(entry);
         }
@@ -177,7 +176,7 @@ final class WatchList extends OperationList {
     @Override
     void clear(OperationState op) {
         Object[] current = entries;
-        int slot = Operations.firstSlot(op); // written before the array it indexes was published
+        int slot = op.firstSlot(); // written before the array it indexes was published
         if (slot < current.length && current[slot] == op) {
             current[slot] = null;
         }
@@ -190,7 +189,7 @@ final class WatchList extends OperationList {
     /** {@link #clear} under the monitor, where no copy runs. */
     private synchronized void clearCopied(OperationState op) {
         Object[] current = entries;
-        int slot = Operations.firstSlot(op);
+        int slot = op.firstSlot();
         if (slot < size && current[slot] == op) {
             current[slot] = null;
         }
@@ -221,7 +220,7 @@ final class WatchList extends OperationList {
         int dead = 0;
         for (int i = 0; i < n; i++) {
             OperationState op = operationOf(snapshot[i]);
-            if (op == null || attempts.retry(op) || Operations.isDone(op)) {
+            if (op == null || attempts.retry(op) || op.isDone()) {
                 dead++;
             }
         }
@@ -273,7 +272,7 @@ final class WatchList extends OperationList {
                 if (kept != null) {
                     kept[live] = entry;
                     if (entry instanceof OperationState op) {
-                        Operations.movedFirst(op, live);
+                        op.movedFirst(live);
                     }
                 }
                 live++;

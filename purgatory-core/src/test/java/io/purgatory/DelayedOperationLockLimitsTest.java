@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.purgatory.internal.OperationStates;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -30,32 +29,32 @@ class DelayedOperationLockLimitsTest {
     @Test
     void theOwnerMayHoldItUpTo65535TimesAndAFurtherTakeThrowsLeavingItHeld() {
         for (int i = 0; i < 65_535; i++) {
-            assertTrue(OperationStates.tryLock(op));
+            assertTrue(op.tryLock());
         }
-        IllegalMonitorStateException e = assertThrows(IllegalMonitorStateException.class, () -> OperationStates.tryLock(op));
+        IllegalMonitorStateException e = assertThrows(IllegalMonitorStateException.class, op::tryLock);
         assertEquals("operation lock held too often by " + Thread.currentThread().getName(), e.getMessage());
-        assertTrue(OperationStates.isHeldByCurrentThread(op));
+        assertTrue(op.isHeldByCurrentThread());
         for (int i = 0; i < 65_534; i++) {
-            OperationStates.unlock(op);
+            op.unlock();
         }
-        assertTrue(OperationStates.isHeldByCurrentThread(op), "held once more");
-        assertFalse(onOtherThread(() -> OperationStates.tryLock(op)));
-        OperationStates.unlock(op);
-        assertFalse(OperationStates.isHeldByCurrentThread(op));
+        assertTrue(op.isHeldByCurrentThread(), "held once more");
+        assertFalse(onOtherThread(op::tryLock));
+        op.unlock();
+        assertFalse(op.isHeldByCurrentThread());
         assertTrue(onOtherThread(() -> {
-            boolean taken = OperationStates.tryLock(op) && OperationStates.isHeldByCurrentThread(op);
-            OperationStates.unlock(op);
+            boolean taken = op.tryLock() && op.isHeldByCurrentThread();
+            op.unlock();
             return taken;
         }), "free after as many unlocks as takes");
     }
 
     @Test
     void onlyTheOwnerIsHoldingIt() {
-        assertFalse(OperationStates.isHeldByCurrentThread(op));
-        OperationStates.lock(op);
-        assertTrue(OperationStates.isHeldByCurrentThread(op));
-        assertFalse(onOtherThread(() -> OperationStates.isHeldByCurrentThread(op)));
-        OperationStates.unlock(op);
+        assertFalse(op.isHeldByCurrentThread());
+        op.lock();
+        assertTrue(op.isHeldByCurrentThread());
+        assertFalse(onOtherThread(op::isHeldByCurrentThread));
+        op.unlock();
     }
 
     /**
@@ -64,17 +63,17 @@ class DelayedOperationLockLimitsTest {
      */
     @Test
     void aSecondWaiterPollsAndGetsTheLockAfterTheFirst() throws Exception {
-        OperationStates.lock(op);
+        op.lock();
         int[] holders = {0}; // guarded by op's lock
         int[] taken = {0};
         AtomicBoolean overlap = new AtomicBoolean();
         Runnable waiter = () -> {
-            OperationStates.lock(op);
+            op.lock();
             holders[0]++;
             taken[0]++;
             overlap.compareAndSet(false, holders[0] != 1);
             holders[0]--;
-            OperationStates.unlock(op);
+            op.unlock();
         };
         Thread first = new Thread(waiter, "lock-waiter-1");
         Thread second = new Thread(waiter, "lock-waiter-2");
@@ -84,13 +83,13 @@ class DelayedOperationLockLimitsTest {
                 LockSupport.getBlocker(first) == op
                         && LockSupport.getBlocker(second) == op);
         assertEquals(0, taken[0], "neither takes a held lock");
-        OperationStates.unlock(op);
+        op.unlock();
         first.join(30_000);
         second.join(30_000);
         assertFalse(first.isAlive() || second.isAlive(), "both got the lock");
-        OperationStates.lock(op);
+        op.lock();
         assertEquals(2, taken[0]);
-        OperationStates.unlock(op);
+        op.unlock();
         assertFalse(overlap.get(), "one holder at a time");
     }
 }

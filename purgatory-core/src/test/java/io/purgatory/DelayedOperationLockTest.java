@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.purgatory.internal.OperationStates;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -25,47 +24,47 @@ class DelayedOperationLockTest {
 
     @Test
     void isReentrantForItsOwner() {
-        OperationStates.lock(op);
-        assertTrue(OperationStates.tryLock(op));
-        OperationStates.lock(op);
-        OperationStates.unlock(op);
-        OperationStates.unlock(op);
-        assertFalse(onOtherThread(() -> OperationStates.tryLock(op)), "still held once");
-        OperationStates.unlock(op);
+        op.lock();
+        assertTrue(op.tryLock());
+        op.lock();
+        op.unlock();
+        op.unlock();
+        assertFalse(onOtherThread(op::tryLock), "still held once");
+        op.unlock();
         assertTrue(onOtherThread(() -> {
-            boolean taken = OperationStates.tryLock(op);
-            OperationStates.unlock(op);
+            boolean taken = op.tryLock();
+            op.unlock();
             return taken;
         }), "free after the last unlock");
     }
 
     @Test
     void unlockByAThreadThatDoesNotHoldItThrows() {
-        assertThrows(IllegalMonitorStateException.class, () -> OperationStates.unlock(op));
-        OperationStates.lock(op);
+        assertThrows(IllegalMonitorStateException.class, op::unlock);
+        op.lock();
         assertTrue(onOtherThread(() -> {
             try {
-                OperationStates.unlock(op);
+                op.unlock();
                 return false;
             } catch (IllegalMonitorStateException expected) {
                 return true;
             }
         }));
-        OperationStates.unlock(op);
+        op.unlock();
     }
 
     @Test
     void aWaiterGetsTheLockWhenTheOwnerReleasesItAndKeepsItsInterrupt() throws Exception {
-        OperationStates.lock(op);
+        op.lock();
         AtomicBoolean acquired = new AtomicBoolean();
         AtomicBoolean interruptKept = new AtomicBoolean();
         CountDownLatch waiting = new CountDownLatch(1);
         Thread waiter = new Thread(() -> {
             waiting.countDown();
-            OperationStates.lock(op);
+            op.lock();
             acquired.set(true);
             interruptKept.set(Thread.currentThread().isInterrupted());
-            OperationStates.unlock(op);
+            op.unlock();
         });
         waiter.start();
         waiting.await();
@@ -73,7 +72,7 @@ class DelayedOperationLockTest {
         waiter.interrupt();
         assertFalse(acquired.get(), "an interrupt does not take the lock");
 
-        OperationStates.unlock(op);
+        op.unlock();
         waiter.join(10_000);
         assertTrue(acquired.get());
         assertTrue(interruptKept.get());
@@ -91,14 +90,14 @@ class DelayedOperationLockTest {
             workers[t] = new Thread(() -> {
                 for (int i = 0; i < rounds; i++) {
                     if (useTryLock) {
-                        while (!OperationStates.tryLock(op)) {
+                        while (!op.tryLock()) {
                             Thread.onSpinWait();
                         }
                     } else {
-                        OperationStates.lock(op);
+                        op.lock();
                     }
                     counter[0]++;
-                    OperationStates.unlock(op);
+                    op.unlock();
                 }
             });
             workers[t].start();
@@ -106,9 +105,9 @@ class DelayedOperationLockTest {
         for (Thread worker : workers) {
             worker.join();
         }
-        OperationStates.lock(op);
+        op.lock();
         assertEquals(threads * rounds, counter[0]);
-        OperationStates.unlock(op);
+        op.unlock();
     }
 
     /**
@@ -117,19 +116,19 @@ class DelayedOperationLockTest {
      */
     @Test
     void aWaiterParksUntilUnlockWakesIt() throws Exception {
-        OperationStates.lock(op);
+        op.lock();
         AtomicBoolean acquired = new AtomicBoolean();
         Thread waiter = new Thread(() -> {
-            OperationStates.lock(op);
+            op.lock();
             acquired.set(true);
-            OperationStates.unlock(op);
+            op.unlock();
         }, "lock-waiter");
         waiter.start();
 
         Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(1)).until(() ->
                 waiter.getState() == Thread.State.WAITING && java.util.concurrent.locks.LockSupport.getBlocker(waiter) == op);
         assertFalse(acquired.get());
-        OperationStates.unlock(op);
+        op.unlock();
 
         waiter.join(30_000);
         assertTrue(acquired.get(), "the waiter took the lock once it was released");

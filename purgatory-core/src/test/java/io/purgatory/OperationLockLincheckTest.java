@@ -5,7 +5,6 @@ import static io.purgatory.timer.ModelChecking.options;
 import static io.purgatory.timer.ModelChecking.parksInEarnest;
 import static io.purgatory.timer.ModelChecking.scenario;
 
-import io.purgatory.internal.OperationStates;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.StressOptions;
@@ -120,22 +119,22 @@ class OperationLockLincheckTest {
             return new Lock() {
                 @Override
                 public boolean tryLock() {
-                    return OperationStates.tryLock(op);
+                    return op.tryLock();
                 }
 
                 @Override
                 public void lock() {
-                    OperationStates.lock(op);
+                    op.lock();
                 }
 
                 @Override
                 public void lockParked() {
-                    OperationStates.lockParked(op);
+                    op.lockParked();
                 }
 
                 @Override
                 public void unlock() {
-                    OperationStates.unlock(op);
+                    op.unlock();
                 }
             };
         }

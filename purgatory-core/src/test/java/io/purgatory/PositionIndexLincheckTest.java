@@ -4,8 +4,6 @@ import static io.purgatory.timer.ModelChecking.assertCaught;
 import static io.purgatory.timer.ModelChecking.options;
 import static io.purgatory.timer.ModelChecking.scenario;
 
-import io.purgatory.internal.OperationState;
-import io.purgatory.internal.OperationStates;
 import java.util.ArrayList;
 import java.util.List;
 import org.jetbrains.lincheck.datastructures.IntGen;
@@ -101,11 +99,11 @@ class PositionIndexLincheckTest {
         public void complete(@Param(name = "op") int i) {
             PositionWatch watch = watches[i];
             if (watch != null && watch.op != null) {
-                OperationStates.lock(ops[i]);
+                ops[i].lock();
                 try {
                     list.release(watch);
                 } finally {
-                    OperationStates.unlock(ops[i]);
+                    ops[i].unlock();
                 }
             }
         }

@@ -4,8 +4,6 @@ import static io.purgatory.timer.ModelChecking.assertCaught;
 import static io.purgatory.timer.ModelChecking.options;
 import static io.purgatory.timer.ModelChecking.scenario;
 
-import io.purgatory.internal.OperationState;
-import io.purgatory.internal.OperationStates;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import org.jetbrains.lincheck.datastructures.IntGen;
@@ -95,7 +93,7 @@ class WatchListLincheckTest {
         @Operation
         public void watch(@Param(name = "op") int i) {
             Flagged op = ops[i];
-            OperationStates.lock(op);
+            op.lock();
             try {
                 if (op.watched || op.isCompleted() || op.tryComplete()) {
                     return;
@@ -104,9 +102,9 @@ class WatchListLincheckTest {
                 op.watched = true;
                 op.tryComplete();
             } finally {
-                OperationStates.unlock(op);
+                op.unlock();
             }
-            Operations.retryIfPending(op);
+            op.retryIfPending();
         }
 
         /** The condition of op now holds: the caller announces it to the list. */
@@ -132,7 +130,7 @@ class WatchListLincheckTest {
             Map<OperationState, Integer> linked = new IdentityHashMap<>();
             for (Object entry : list.detach()) {
                 OperationState op = WatchList.operationOf(entry);
-                if (op != null && Operations.isDone(op)) {
+                if (op != null && op.isDone()) {
                     throw new AssertionError("a completed operation is still linked: " + op);
                 }
                 if (op != null) {

@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.purgatory.internal.OperationState;
-import io.purgatory.internal.OperationStates;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -27,12 +25,12 @@ class WatchListTest {
     /** An operation linked directly (this list is its first key) whose completion clears its entry, as the purgatory's does. */
     private TestOperation direct() {
         TestOperation op = new TestOperation(1_000);
-        OperationStates.lock(op);
+        op.lock();
         try {
             assertTrue(list.tryAdd(op, 0));
             counts.linked.increment(); // the caller counts what it linked, as the purgatory does
         } finally {
-            OperationStates.unlock(op);
+            op.unlock();
         }
         op.duringComplete = () -> list.clear(op);
         return op;
@@ -51,11 +49,11 @@ class WatchListTest {
     /** Releases a watch under its operation's lock, as the purgatory does; returns the tombstones it left among the entries. */
     private int released(PositionWatch watch) {
         OperationState op = watch.op;
-        OperationStates.lock(op);
+        op.lock();
         try {
             return list.release(watch);
         } finally {
-            OperationStates.unlock(op);
+            op.unlock();
         }
     }
 
@@ -106,11 +104,11 @@ class WatchListTest {
         TestOperation[] ops = new TestOperation[4];
         for (int i = 0; i < ops.length; i++) {
             TestOperation op = new TestOperation(1_000);
-            OperationStates.lock(op);
+            op.lock();
             try {
                 four.tryAdd(op, 0);
             } finally {
-                OperationStates.unlock(op);
+                op.unlock();
             }
             op.duringComplete = () -> four.clear(op);
             ops[i] = op;
@@ -138,18 +136,18 @@ class WatchListTest {
         TestOperation purging = new TestOperation(1_000);
         TestOperation next = new TestOperation(1_000);
         for (TestOperation op : new TestOperation[] {dead, purging, next}) {
-            OperationStates.lock(op);
+            op.lock();
             try {
                 target.tryAdd(op, 0);
             } finally {
-                OperationStates.unlock(op);
+                op.unlock();
             }
         }
-        OperationStates.lock(dead);
+        dead.lock();
         try {
             target.clear(dead);
         } finally {
-            OperationStates.unlock(dead);
+            dead.unlock();
         }
         purging.duringTry = () -> target.removeTombstones();
         target.tryCompleteWatched();
@@ -213,7 +211,7 @@ class WatchListTest {
         PositionWatch two = atPosition(2);
         PositionWatch three = atPosition(3);
         PositionWatch four = atPosition(4);
-        assertTrue(Operations.complete(one.op, Completion.COMPLETED, null));
+        assertTrue(one.op.complete(Completion.COMPLETED, null));
         assertEquals(4, counts.linked.sum(), "one tombstone in four stays in the index");
         assertEquals(0, released(two), "an indexed watch leaves no tombstone among the entries");
         assertEquals(2, counts.linked.sum(), "two in four: both removed");
@@ -231,11 +229,11 @@ class WatchListTest {
         atPosition(2);
         atPosition(3);
         PositionWatch four = atPosition(4);
-        assertTrue(Operations.complete(one.op, Completion.COMPLETED, null)); // one tombstone in four: kept
+        assertTrue(one.op.complete(Completion.COMPLETED, null)); // one tombstone in four: kept
         assertEquals(4, counts.linked.sum());
         assertEquals(2, list.takeDue(3).length);
         assertEquals(3, counts.linked.sum(), "the tombstone the advance passed is no longer linked");
-        assertTrue(Operations.complete(four.op, Completion.COMPLETED, null)); // the index: only a tombstone now
+        assertTrue(four.op.complete(Completion.COMPLETED, null)); // the index: only a tombstone now
         assertEquals(2, counts.linked.sum(), "removed at once");
     }
 
@@ -246,7 +244,7 @@ class WatchListTest {
         PositionWatch dead = atPosition(6);
         PositionWatch alsoLive = atPosition(7);
         PositionWatch lower = atPosition(2); // in the heap
-        assertTrue(Operations.complete(dead.op, Completion.COMPLETED, null));
+        assertTrue(dead.op.complete(Completion.COMPLETED, null));
         assertEquals(5, counts.linked.sum());
 
         Object[] all = list.detach();
@@ -277,7 +275,7 @@ class WatchListTest {
         assertFalse(list.isEmpty());
         assertEquals(1, list.takeDue(1).length);
         assertFalse(list.isEmpty(), "the watch moved to the entries");
-        assertTrue(Operations.complete(watch.op, Completion.COMPLETED, null));
+        assertTrue(watch.op.complete(Completion.COMPLETED, null));
         assertEquals(1, list.removeTombstones());
         assertTrue(list.isEmpty());
     }

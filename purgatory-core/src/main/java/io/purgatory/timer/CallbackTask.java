@@ -1,6 +1,5 @@
 package io.purgatory.timer;
 
-import io.purgatory.internal.TimerNodes;
 import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,14 +48,14 @@ class CallbackTask extends TimerTask implements ScheduledTask {
 
     @Override
     public boolean isDone() {
-        return TimerNodes.state(this) == TimerNodes.EXPIRED || isCancelled();
+        return state() == EXPIRED || isCancelled();
     }
 
     @Override
     public long deadlineMs() {
         TaskHost host = host();
         assert host != null; // a callback's handle is added before it is returned
-        return host.deadlineMsOfTick(TimerNodes.dueTick(this));
+        return host.deadlineMsOfTick(dueTick);
     }
 
     @Override

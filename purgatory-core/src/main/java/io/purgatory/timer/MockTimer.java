@@ -1,7 +1,5 @@
 package io.purgatory.timer;
 
-import io.purgatory.internal.TimerNode;
-import io.purgatory.internal.TimerNodes;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.time.Duration;
 import java.util.Map;
@@ -55,10 +53,10 @@ public final class MockTimer extends TaskHost implements Timer {
     @Override
     synchronized void start(TimerNode task, long deadlineMs) {
         if (closed) {
-            TimerNodes.leaveQueue(task, TimerNodes.CANCELLED);
+            task.leaveQueue(TimerNode.CANCELLED);
             throw new IllegalStateException("MockTimer is closed");
         }
-        if (TimerNodes.leaveQueue(task, TimerNodes.SCHEDULED)) { // else cancelled between claim and here
+        if (task.leaveQueue(TimerNode.SCHEDULED)) { // else cancelled between claim and here
             link(task, deadlineMs);
             size++;
         }
@@ -67,24 +65,24 @@ public final class MockTimer extends TaskHost implements Timer {
     @Override
     synchronized void reschedule(TimerNode task, long deadlineMs) {
         if (closed) {
-            TimerNodes.transition(task, TimerNodes.FIRING, TimerNodes.EXPIRED); // what was pending is dropped
+            task.transition(TimerNode.FIRING, TimerNode.EXPIRED); // what was pending is dropped
             return;
         }
-        if (TimerNodes.transition(task, TimerNodes.FIRING, TimerNodes.SCHEDULED)) { // else cancelled during its run
+        if (task.transition(TimerNode.FIRING, TimerNode.SCHEDULED)) { // else cancelled during its run
             link(task, deadlineMs); // still counted in size
         }
     }
 
     @Override
     synchronized void finished(TimerNode task) {
-        if (TimerNodes.transition(task, TimerNodes.FIRING, TimerNodes.EXPIRED) && !closed) {
+        if (task.transition(TimerNode.FIRING, TimerNode.EXPIRED) && !closed) {
             size--;
         }
     }
 
     @GuardedBy("this")
     private void link(TimerNode task, long deadlineMs) {
-        TimerNodes.dueTick(task, deadlineMs);
+        task.dueTick = deadlineMs;
         byDeadline.computeIfAbsent(deadlineMs, d -> new TaskList()).add(task);
     }
 
@@ -139,8 +137,8 @@ public final class MockTimer extends TaskHost implements Timer {
                 if (first.getValue().isEmpty()) {
                     byDeadline.remove(first.getKey());
                 }
-                boolean fired = Nodes.fire(task);
-                if (!fired || !Nodes.recurs(task)) {
+                boolean fired = task.fire();
+                if (!fired || !task.recurs()) {
                     size--; // a recurring task that fired stays pending until cancelled or ended
                 }
                 if (!fired) {
@@ -148,7 +146,7 @@ public final class MockTimer extends TaskHost implements Timer {
                 }
             }
             try {
-                Nodes.runDue(task);
+                task.runDue();
             } catch (RuntimeException | Error e) {
                 synchronized (this) {
                     now = Math.max(now, target); // time has moved; the tasks still due run next call
@@ -183,15 +181,15 @@ public final class MockTimer extends TaskHost implements Timer {
         if (closed) {
             return; // dropped by close()
         }
-        if (previousState == TimerNodes.FIRING) {
+        if (previousState == TimerNode.FIRING) {
             size--; // a recurring task cancelled while out of the map, to run
             return;
         }
-        if (!TimerNodes.isLinked(task)) {
+        if (!task.isLinked()) {
             return; // not linked yet, or already taken by advance(), which counted it
         }
         if (TaskList.unlink(task) != null) {
-            byDeadline.remove(TimerNodes.dueTick(task));
+            byDeadline.remove(task.dueTick);
         }
         size--;
     }

@@ -1,7 +1,5 @@
 package io.purgatory.timer;
 
-import io.purgatory.internal.TimerNode;
-import io.purgatory.internal.TimerNodes;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -16,21 +14,32 @@ import org.jspecify.annotations.Nullable;
 class TaskList extends TimerNode {
 
     TaskList() {
-        TimerNodes.prev(this, this);
-        TimerNodes.next(this, this);
+        prev = this;
+        next = this;
+    }
+
+    /** A sentinel is never added to a timer, so never due. */
+    @Override
+    final void runDue() {
+        throw new IllegalStateException("a list's sentinel is never due");
+    }
+
+    @Override
+    final @Nullable TaskHost hostOf() {
+        return null;
     }
 
     final boolean isEmpty() {
-        return TimerNodes.next(this) == this;
+        return next == this;
     }
 
     final void add(TimerNode node) {
-        TimerNode last = TimerNodes.prev(this);
+        TimerNode last = prev;
         assert last != null; // a sentinel's links are never null: it is its own neighbour when empty
-        TimerNodes.prev(node, last);
-        TimerNodes.next(node, this);
-        TimerNodes.next(last, node);
-        TimerNodes.prev(this, node);
+        node.prev = last;
+        node.next = this;
+        last.next = node;
+        prev = node;
     }
 
     /**
@@ -39,13 +48,13 @@ class TaskList extends TimerNode {
      * @return the list the node was in if this left it empty, else null
      */
     static @Nullable TaskList unlink(TimerNode node) {
-        TimerNode p = TimerNodes.prev(node);
-        TimerNode n = TimerNodes.next(node);
+        TimerNode p = node.prev;
+        TimerNode n = node.next;
         assert p != null && n != null : "not in a list: " + node;
-        TimerNodes.next(p, n);
-        TimerNodes.prev(n, p);
-        TimerNodes.prev(node, null);
-        TimerNodes.next(node, null);
+        p.next = n;
+        n.prev = p;
+        node.prev = null;
+        node.next = null;
         return p == n ? (TaskList) p : null; // only a sentinel is its own neighbour: left alone, it is empty
     }
 
@@ -55,16 +64,16 @@ class TaskList extends TimerNode {
      * sentinel; the caller walks them and clears each node's links before it links or drops it.
      */
     final TimerNode detachAll() {
-        TimerNode first = TimerNodes.next(this);
+        TimerNode first = next;
         assert first != null; // a sentinel's links are never null
-        TimerNodes.next(this, this);
-        TimerNodes.prev(this, this);
+        next = this;
+        prev = this;
         return first;
     }
 
     /** Removes and returns the first node, or null if the list is empty. */
     final @Nullable TimerNode poll() {
-        TimerNode first = TimerNodes.next(this);
+        TimerNode first = next;
         if (first == this) {
             return null;
         }

@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.purgatory.internal.TimerNode;
-import io.purgatory.internal.TimerNodes;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -52,8 +50,8 @@ class AddStacksTest {
         assertSame(second, stacks.peek(mine));
         TimerNode taken = stacks.take(mine);
         assertSame(second, taken);
-        assertSame(first, TimerNodes.handoffNext(taken));
-        assertNull(TimerNodes.handoffNext(first));
+        assertSame(first, taken.handoffNext);
+        assertNull(first.handoffNext);
         assertTrue(stacks.isEmpty());
         assertNull(stacks.take(mine));
     }
@@ -89,7 +87,7 @@ class AddStacksTest {
             if (node != null) {
                 used.add(stripe);
             }
-            for (; node != null; node = TimerNodes.handoffNext(node)) {
+            for (; node != null; node = node.handoffNext) {
                 count++;
             }
         }

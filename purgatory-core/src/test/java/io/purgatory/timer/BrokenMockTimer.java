@@ -1,7 +1,5 @@
 package io.purgatory.timer;
 
-import io.purgatory.internal.TimerNode;
-import io.purgatory.internal.TimerNodes;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -57,13 +55,13 @@ public final class BrokenMockTimer extends TaskHost implements Timer {
         TaskList bucket;
         synchronized (this) {
             if (closed) {
-                TimerNodes.leaveQueue(task, TimerNodes.CANCELLED);
+                task.leaveQueue(TimerNode.CANCELLED);
                 throw new IllegalStateException("MockTimer is closed");
             }
-            if (!TimerNodes.leaveQueue(task, TimerNodes.SCHEDULED)) {
+            if (!task.leaveQueue(TimerNode.SCHEDULED)) {
                 return;
             }
-            TimerNodes.dueTick(task, deadlineMs);
+            task.dueTick = deadlineMs;
             bucket = byDeadline.computeIfAbsent(deadlineMs, d -> new TaskList());
             size++;
             if (bug != Bug.LINKS_OUTSIDE_MONITOR) {
@@ -77,18 +75,18 @@ public final class BrokenMockTimer extends TaskHost implements Timer {
     @Override
     synchronized void reschedule(TimerNode task, long deadlineMs) {
         if (closed) {
-            TimerNodes.transition(task, TimerNodes.FIRING, TimerNodes.EXPIRED);
+            task.transition(TimerNode.FIRING, TimerNode.EXPIRED);
             return;
         }
-        if (TimerNodes.transition(task, TimerNodes.FIRING, TimerNodes.SCHEDULED)) {
-            TimerNodes.dueTick(task, deadlineMs);
+        if (task.transition(TimerNode.FIRING, TimerNode.SCHEDULED)) {
+            task.dueTick = deadlineMs;
             byDeadline.computeIfAbsent(deadlineMs, d -> new TaskList()).add(task);
         }
     }
 
     @Override
     synchronized void finished(TimerNode task) {
-        if (TimerNodes.transition(task, TimerNodes.FIRING, TimerNodes.EXPIRED) && !closed) {
+        if (task.transition(TimerNode.FIRING, TimerNode.EXPIRED) && !closed) {
             size--;
         }
     }
@@ -122,15 +120,15 @@ public final class BrokenMockTimer extends TaskHost implements Timer {
                 if (first.getValue().isEmpty()) {
                     byDeadline.remove(first.getKey());
                 }
-                boolean fired = bug == Bug.RUNS_WITHOUT_CLAIM ? TimerNodes.state(task) != TimerNodes.CANCELLED : Nodes.fire(task);
-                if (!fired || !Nodes.recurs(task)) {
+                boolean fired = bug == Bug.RUNS_WITHOUT_CLAIM ? task.state() != TimerNode.CANCELLED : task.fire();
+                if (!fired || !task.recurs()) {
                     size--;
                 }
                 if (!fired) {
                     continue;
                 }
             }
-            Nodes.runDue(task); // with RUNS_WITHOUT_CLAIM, a cancel may have won since the check above
+            task.runDue(); // with RUNS_WITHOUT_CLAIM, a cancel may have won since the check above
         }
     }
 
@@ -151,15 +149,15 @@ public final class BrokenMockTimer extends TaskHost implements Timer {
         if (closed) {
             return;
         }
-        if (previousState == TimerNodes.FIRING) {
+        if (previousState == TimerNode.FIRING) {
             size--;
             return;
         }
-        if (!TimerNodes.isLinked(task)) {
+        if (!task.isLinked()) {
             return;
         }
         if (TaskList.unlink(task) != null) {
-            byDeadline.remove(TimerNodes.dueTick(task));
+            byDeadline.remove(task.dueTick);
         }
         size--;
     }

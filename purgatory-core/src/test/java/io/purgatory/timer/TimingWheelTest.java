@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.purgatory.internal.TimerNodes;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -57,8 +56,8 @@ class TimingWheelTest {
 
         assertFalse(wheel.add(dueNow));
         assertFalse(wheel.add(duePast));
-        assertFalse(TimerNodes.isLinked(dueNow));
-        assertFalse(TimerNodes.isLinked(duePast));
+        assertFalse(dueNow.isLinked());
+        assertFalse(duePast.isLinked());
         assertEquals(Long.MAX_VALUE, wheel.nextDueTick());
     }
 
@@ -137,7 +136,7 @@ class TimingWheelTest {
 
         wheel.remove(early);
 
-        assertFalse(TimerNodes.isLinked(early));
+        assertFalse(early.isLinked());
         assertEquals(300, wheel.nextDueTick(), "the start of the level-1 bucket [300, 320)");
         assertEquals(List.of(late), advance(wheel, 1_000));
     }
@@ -154,7 +153,7 @@ class TimingWheelTest {
         assertTrue(cancelled.cancel());
 
         assertEquals(List.of(kept), advance(wheel, 30));
-        assertFalse(TimerNodes.isLinked(cancelled));
+        assertFalse(cancelled.isLinked());
         assertEquals(Long.MAX_VALUE, wheel.nextDueTick());
     }
 
@@ -209,7 +208,7 @@ class TimingWheelTest {
         for (int i = 0; i < offsets.length; i++) {
             Task task = new Task(i, start + offsets[i]);
             assertTrue(wheel.add(task));
-            byDue.computeIfAbsent(TimerNodes.dueTick(task), d -> new ArrayList<>()).add(task);
+            byDue.computeIfAbsent(task.dueTick, d -> new ArrayList<>()).add(task);
         }
 
         for (Map.Entry<Long, List<Task>> due : byDue.entrySet()) {
@@ -410,7 +409,7 @@ class TimingWheelTest {
                 if (task != null) {
                     wheel.remove(task);
                     forget(task);
-                    assertFalse(TimerNodes.isLinked(task), "remove() must unlink the task");
+                    assertFalse(task.isLinked(), "remove() must unlink the task");
                 }
             } else if (step instanceof Cancel c) {
                 Task task = pick(c.pick());
@@ -421,7 +420,7 @@ class TimingWheelTest {
                 }
             } else if (step instanceof TakeCancellations) {
                 for (Task task : cancelledMaybeLinked) {
-                    if (TimerNodes.isLinked(task)) {
+                    if (task.isLinked()) {
                         wheel.remove(task);
                     }
                 }
@@ -447,9 +446,9 @@ class TimingWheelTest {
             assertEquals(due > current, linked, () -> "add(" + due + ") at tick " + current + trace());
             if (linked) {
                 pending.computeIfAbsent(due, d -> new ArrayList<>()).add(task);
-                assertTrue(TimerNodes.isLinked(task), "a linked task has a list");
+                assertTrue(task.isLinked(), "a linked task has a list");
             } else {
-                assertFalse(TimerNodes.isLinked(task), () -> "a refused task must not be linked" + trace());
+                assertFalse(task.isLinked(), () -> "a refused task must not be linked" + trace());
             }
         }
 
@@ -459,10 +458,10 @@ class TimingWheelTest {
         }
 
         void forget(Task task) {
-            List<Task> atDue = pending.get(TimerNodes.dueTick(task));
+            List<Task> atDue = pending.get(task.dueTick);
             assertTrue(atDue.remove(task));
             if (atDue.isEmpty()) {
-                pending.remove(TimerNodes.dueTick(task));
+                pending.remove(task.dueTick);
             }
             gone.add(task);
         }
@@ -470,16 +469,16 @@ class TimingWheelTest {
         List<Task> advanceAndCheck(long target) {
             List<Task> handedOut = new ArrayList<>();
             wheel.advance(target, task -> {
-                assertFalse(TimerNodes.isLinked(task), () -> "handed out while still linked: " + task + trace());
+                assertFalse(task.isLinked(), () -> "handed out while still linked: " + task + trace());
                 handedOut.add((Task) task);
             });
             for (Task task : handedOut) {
                 assertFalse(gone.contains(task), () -> "handed out twice, or after remove/cancel: " + task + trace());
-                assertTrue(TimerNodes.dueTick(task) <= target,
+                assertTrue(task.dueTick <= target,
                         () -> "handed out early: " + task + " at advance(" + target + ")" + trace());
-                assertTrue(TimerNodes.dueTick(task) >= lastHandedOutDue,
+                assertTrue(task.dueTick >= lastHandedOutDue,
                         () -> "out of due order: " + task + " after due " + lastHandedOutDue + trace());
-                lastHandedOutDue = TimerNodes.dueTick(task);
+                lastHandedOutDue = task.dueTick;
                 forget(task);
             }
             // everything the model holds due by the target must have come out
@@ -496,11 +495,11 @@ class TimingWheelTest {
             lastLevelCount = levels;
             for (List<Task> tasks : pending.values()) {
                 for (Task task : tasks) {
-                    assertTrue(TimerNodes.isLinked(task), () -> "pending task unlinked: " + task + trace());
+                    assertTrue(task.isLinked(), () -> "pending task unlinked: " + task + trace());
                 }
             }
-            OptionalLong earliestCancelled = cancelledMaybeLinked.stream().filter(t -> TimerNodes.isLinked(t))
-                    .mapToLong(TimerNodes::dueTick).min();
+            OptionalLong earliestCancelled = cancelledMaybeLinked.stream().filter(t -> t.isLinked())
+                    .mapToLong(t -> t.dueTick).min();
             long earliestLinked = Math.min(pending.isEmpty() ? Long.MAX_VALUE : pending.firstKey(),
                     earliestCancelled.orElse(Long.MAX_VALUE));
             long next = wheel.nextDueTick();
@@ -550,7 +549,7 @@ class TimingWheelTest {
     }
 
     private static List<Long> dueTicks(List<Task> tasks) {
-        return tasks.stream().map(TimerNodes::dueTick).toList();
+        return tasks.stream().map(t -> t.dueTick).toList();
     }
 
     /**
@@ -590,7 +589,7 @@ class TimingWheelTest {
         Task(int id, long dueTick) {
             super(0);
             this.id = id;
-            TimerNodes.dueTick(this, dueTick);
+            this.dueTick = dueTick;
         }
 
         @Override
@@ -600,7 +599,7 @@ class TimingWheelTest {
 
         @Override
         public String toString() {
-            return "Task#" + id + "@" + TimerNodes.dueTick(this);
+            return "Task#" + id + "@" + dueTick;
         }
     }
 }
