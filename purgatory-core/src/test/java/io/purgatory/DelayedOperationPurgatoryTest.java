@@ -690,6 +690,7 @@ class DelayedOperationPurgatoryTest {
     void tryCompleteAndOnCompleteNeverRunAtTheSameTime() throws Exception {
         LongAdder overlaps = new LongAdder();
         int iterations = 300;
+        List<TestOperation> operations = new ArrayList<>();
         try (var purgatory = DelayedOperationPurgatory.<TestOperation>builder(uniqueName()).build()) { // SystemTimer
             for (int i = 0; i < iterations; i++) {
                 TestOperation op = new TestOperation(i % 3, overlaps); // 0-2 ms: the timer races too
@@ -710,10 +711,12 @@ class DelayedOperationPurgatoryTest {
                 checker1.get(30, TimeUnit.SECONDS);
                 checker2.get(30, TimeUnit.SECONDS);
                 forcer.get(30, TimeUnit.SECONDS);
-                // the metrics count an operation after its callbacks have returned (the timer's
-                // executor may still be in them when the threads above are done)
-                long finished = i + 1;
-                awaitQuickly().until(() -> purgatory.metrics().completed() + purgatory.metrics().expired() >= finished);
+                // the threads above stop once the operation is completed, which is before its callbacks
+                // have run: the timer's thread, when the timeout won, may still be in them
+                awaitQuickly().until(op::callbacksRan);
+                operations.add(op);
+            }
+            for (TestOperation op : operations) {
                 assertEquals(1, op.completions.get(), op.toString());
             }
             assertEquals(0, overlaps.sum(), "tryComplete and onComplete overlapped");

@@ -133,7 +133,7 @@ class DelayedOperationStressTest {
                 completedOnOffer += worker.get(60, TimeUnit.SECONDS);
             }
             PurgatoryMetrics metrics = purgatory.metrics();
-            awaitAllFinished(metrics, total);
+            awaitAllFinished(metrics, ops);
             long wallMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
 
             Outcome outcome = checkEachCompletedOnce(ops);
@@ -247,7 +247,7 @@ class DelayedOperationStressTest {
                 thread.get(60, TimeUnit.SECONDS);
             }
             PurgatoryMetrics metrics = purgatory.metrics();
-            awaitAllFinished(metrics, total);
+            awaitAllFinished(metrics, ops);
 
             Outcome outcome = checkEachCompletedOnce(ops);
             System.out.printf("%s: %s%n", testName, outcome);
@@ -613,7 +613,7 @@ class DelayedOperationStressTest {
                 thread.get(60, TimeUnit.SECONDS);
             }
             PurgatoryMetrics metrics = purgatory.metrics();
-            awaitAllFinished(metrics, total);
+            awaitAllFinished(metrics, ops);
 
             Outcome outcome = checkEachCompletedOnce(ops);
             Map<Completion, Long> byCompletion = new EnumMap<>(Completion.class);
@@ -705,12 +705,20 @@ class DelayedOperationStressTest {
     }
 
     /**
-     * Waits until the metrics count every operation as finished (they count one after its callbacks
-     * returned, so every operation's record is then final); exactness is checked after.
+     * Waits until the metrics count every operation as finished and each operation's callbacks have
+     * run (a completing thread counts an operation before it calls them); exactness is checked after.
      */
-    private void awaitAllFinished(PurgatoryMetrics metrics, int total) {
+    private void awaitAllFinished(PurgatoryMetrics metrics, TestOperation[] ops) {
+        int total = ops.length;
         awaitQuickly().untilAsserted(() -> assertTrue(metrics.completed() + metrics.expired() >= total,
                 "finished operations: " + (metrics.completed() + metrics.expired()) + " of " + total + seedInfo()));
+        int[] next = {0}; // the operations before it have run their callbacks
+        awaitQuickly().until(() -> {
+            while (next[0] < total && ops[next[0]].callbacksRan()) {
+                next[0]++;
+            }
+            return next[0] == total;
+        });
     }
 
     /** Awaits an outcome due soon; gives up at once if a thread (a purgatory's reaper, say) died. */

@@ -58,6 +58,19 @@ class TestOperation extends DelayedOperation {
         this.ready = ready;
     }
 
+    /**
+     * Whether the callbacks its completion calls have been entered: {@code onComplete}, and
+     * {@code onExpiration} too when it expired or its purgatory closed. The purgatory counts an
+     * operation in its metrics and reports it completed before these run, on the completing thread.
+     */
+    boolean callbacksRan() {
+        Completion how = completion();
+        if (how == null || completions.get() == 0) {
+            return false;
+        }
+        return !(how == Completion.EXPIRED || how == Completion.CLOSED) || expirations.get() > 0;
+    }
+
     long overlaps() {
         return overlaps.sum();
     }
