@@ -12,7 +12,8 @@ import java.util.TreeSet;
  * Kafka's tests on stock Kafka beside the same tests on the module, test by test. A test that disagrees in the
  * first pair of runs is judged by a second pair (its class rerun on both sides): it is a module-only failure
  * only if it passed on stock and failed on the module both times; if the second pair agrees it is recorded as
- * flaky. Immutable once built.
+ * flaky. A test known to race with itself in Kafka's own code is not judged: its disagreement is reported as
+ * such. Immutable once built.
  */
 final class Comparison {
 
@@ -22,6 +23,8 @@ final class Comparison {
     final Map<String, String> failingOnStock = new TreeMap<>();
     /** Tests that disagreed in the first pair of runs and agreed in the second. */
     final Map<String, String> flaky = new TreeMap<>();
+    /** Tests known to race with themselves that disagreed, with their outcomes: reported, not judged. */
+    final Map<String, String> racy = new TreeMap<>();
     /** Tests a side did not run (not discovered, or skipped): they must be the same on both sides. */
     final Set<String> missingOnOneSide = new TreeSet<>();
     final long stockTests;
@@ -45,8 +48,13 @@ final class Comparison {
         return classes;
     }
 
-    /** Compares the first pair of runs, judging disagreements by the rerun pair (empty if nothing disagreed). */
-    static Comparison of(TestOutcomes stock, TestOutcomes module, TestOutcomes stockRerun, TestOutcomes moduleRerun) {
+    /**
+     * Compares the first pair of runs, judging disagreements by the rerun pair (empty if nothing disagreed).
+     *
+     * @param racyTests the tests known to race with themselves in Kafka's own code, whose disagreements are not judged
+     */
+    static Comparison of(TestOutcomes stock, TestOutcomes module, TestOutcomes stockRerun, TestOutcomes moduleRerun,
+                         Set<String> racyTests) {
         Comparison c = new Comparison(stock, module);
         for (String id : union(stock, module)) {
             Outcome s = stock.get(id);
@@ -58,6 +66,11 @@ final class Comparison {
             if (s.passed() != m.passed()) {
                 Outcome s2 = stockRerun.get(id);
                 Outcome m2 = moduleRerun.get(id);
+                if (racyTests.contains(id)) {
+                    c.racy.put(id, "first runs: stock " + describe(s) + ", module " + describe(m)
+                            + (s2 == null || m2 == null ? "" : "; rerun: stock " + describe(s2) + ", module " + describe(m2)));
+                    continue;
+                }
                 if (s2 != null && m2 != null && s2.passed() == m2.passed()) {
                     c.flaky.put(id, "first runs: stock " + describe(s) + ", module " + describe(m)
                             + "; rerun: both " + describe(s2));
@@ -98,6 +111,7 @@ final class Comparison {
         section(out, "module-only failures (passed on stock, failed on the module, twice)", moduleOnly);
         section(out, "failing on stock Kafka too", failingOnStock);
         section(out, "flaky (disagreed once, agreed on a rerun of the class)", flaky);
+        section(out, "racing with itself in Kafka's own test, not judged", racy);
         if (!missingOnOneSide.isEmpty()) {
             out.add("  run on one side only: " + missingOnOneSide);
         }

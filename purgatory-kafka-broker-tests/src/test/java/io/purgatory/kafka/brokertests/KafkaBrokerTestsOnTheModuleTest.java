@@ -19,7 +19,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Kafka's own tests of the broker classes that use the purgatory and timer, run for each Kafka line on stock
  * Kafka and with the line's module jar first on the class path, each side in a JVM of its own. The build fails
  * on a test that passes on stock and fails on the module (twice: a disagreeing class is rerun on both sides); a
- * test that fails on stock too is reported, not hidden. Each run's class-load log shows that the module's run
+ * test that fails on stock too is reported, not hidden, and so is a disagreement of a test that {@value #RACES_FILE}
+ * names as racing with itself in Kafka's own code. Each run's class-load log shows that the module's run
  * loaded the module's classes (and only them, of the classes the module defines) and the stock run Kafka's. A test
  * class that does not link against the line's broker classes (4.3.1's tests on 4.4.0) is not run, and the build
  * fails unless exactly those classes are the ones its {@code lines/<version>/unlinked-test-classes.txt} names.
@@ -33,6 +34,12 @@ class KafkaBrokerTestsOnTheModuleTest {
             "ReplicaManagerTest", "ReplicaManagerQuotasTest", "DelayedProduceTest", "DelayedFetchTest",
             "DelayedShareFetchTest", "SharePartitionManagerTest", "DelayedFutureTest", "DelayedRemoteFetchTest",
             "DelayedRemoteListOffsetsTest", "CoordinatorTimerImplTest", "CoordinatorRuntimeTest");
+
+    /**
+     * Kafka's tests known to race with themselves, whose disagreements are reported and not judged; in the module's
+     * directory, read with {@link KafkaLine#readNames}.
+     */
+    static final String RACES_FILE = "kafka-test-races.txt";
 
     private static final String PURGATORY = "org.apache.kafka.server.purgatory.DelayedOperationPurgatory";
     private static final String TIMER = "org.apache.kafka.server.util.timer.SystemTimer";
@@ -70,7 +77,7 @@ class KafkaBrokerTestsOnTheModuleTest {
             stockRerun = new KafkaTestRun(line.classPath(), rerun, dir.resolve("stock-rerun")).run().outcomes();
             moduleRerun = new KafkaTestRun(line.moduleClassPath(), rerun, dir.resolve("module-rerun")).run().outcomes();
         }
-        Comparison comparison = Comparison.of(stock.outcomes(), module.outcomes(), stockRerun, moduleRerun);
+        Comparison comparison = Comparison.of(stock.outcomes(), module.outcomes(), stockRerun, moduleRerun, KafkaLine.readNames(Path.of(RACES_FILE)));
         String report = comparison.report(line + ", Kafka's broker tests of " + line.version()
                 + " (classes " + testClasses + ")" + (rerun.isEmpty() ? "" : ", reran " + rerun), testClasses)
                 + notRun(linkage);

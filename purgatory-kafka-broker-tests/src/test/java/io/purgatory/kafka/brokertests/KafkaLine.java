@@ -23,7 +23,7 @@ import java.util.zip.ZipFile;
  */
 record KafkaLine(String line, String version, List<Path> classPath, Path moduleJar, Set<String> unlinkedTestClasses) {
 
-    /** Beside a line's pom: one test class a line, {@code #} to the end of a line is a comment. */
+    /** Beside a line's pom: one test class a line, read with {@link #readNames}. */
     static final String UNLINKED_FILE = "unlinked-test-classes.txt";
 
     KafkaLine {
@@ -49,14 +49,21 @@ record KafkaLine(String line, String version, List<Path> classPath, Path moduleJ
                     .map(Path::of).toList();
             Path moduleJar = Path.of(moduleJarPattern.replace("{line}", lineAndVersion[0]));
             Path unlinkedFile = linesDir.resolve(lineAndVersion[1]).resolve(UNLINKED_FILE);
-            Set<String> unlinked = new TreeSet<>();
-            if (Files.exists(unlinkedFile)) {
-                Files.readAllLines(unlinkedFile).stream().map(l -> l.replaceFirst("#.*", "").strip())
-                        .filter(l -> !l.isEmpty()).forEach(unlinked::add);
-            }
+            Set<String> unlinked = Files.exists(unlinkedFile) ? readNames(unlinkedFile) : Set.of();
             parsed.add(new KafkaLine(lineAndVersion[0], lineAndVersion[1], classPath, moduleJar, unlinked));
         }
         return parsed;
+    }
+
+    /**
+     * Reads a list of names: one a line; a {@code #} that begins a line or follows a blank, to the end of the line,
+     * is a comment (a test id's {@code Class#method()} is not); blank lines are skipped.
+     */
+    static Set<String> readNames(Path file) throws IOException {
+        Set<String> names = new TreeSet<>();
+        Files.readAllLines(file).stream().map(l -> l.replaceFirst("(^|\\s)#.*", "").strip())
+                .filter(l -> !l.isEmpty()).forEach(names::add);
+        return names;
     }
 
     /** The top-level test classes in this line's test jars whose simple names are given, sorted. */
