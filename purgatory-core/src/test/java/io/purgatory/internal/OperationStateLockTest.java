@@ -14,6 +14,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -183,5 +184,31 @@ class OperationStateLockTest {
 
         assertTrue(interruptKept.get(WAIT.toSeconds(), TimeUnit.SECONDS), "the interrupt is restored once it holds the lock");
         await().atMost(WAIT).until(() -> !OperationStates.isLocked(op));
+    }
+
+    /**
+     * A holder that took the lock itself (the bridge, a hand-off's take) must call {@code retryIfPending}
+     * after releasing it: a try that another thread skipped meanwhile then runs, once, on the holder's thread.
+     */
+    @Test
+    void aTrySkippedWhileTheLockWasHeldRunsOnRetryIfPendingOnce() throws Exception {
+        AtomicInteger tries = new AtomicInteger();
+        TryHook hook = state -> {
+            tries.incrementAndGet();
+            return true;
+        };
+        assertFalse(OperationStates.retryIfPending(op, hook), "nothing pending: no try");
+        assertEquals(0, tries.get());
+
+        OperationStates.lock(op);
+        assertFalse(other.submit(() -> OperationStates.maybeTryComplete(op, hook)).get(WAIT.toSeconds(), TimeUnit.SECONDS),
+                "skipped while held, not waited for");
+        assertEquals(0, tries.get());
+        OperationStates.unlock(op);
+
+        assertTrue(OperationStates.retryIfPending(op, hook), "the skipped try, run here");
+        assertEquals(1, tries.get());
+        assertFalse(OperationStates.retryIfPending(op, hook), "run once");
+        assertEquals(1, tries.get());
     }
 }
