@@ -1,5 +1,6 @@
 package io.purgatory;
 
+import io.purgatory.internal.OperationState;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -16,10 +17,10 @@ final class Attempts {
     /** A RuntimeException or an Error: the only throwables collected (user code throws no checked ones). */
     private @Nullable Throwable failure;
 
-    /** Retries op (see {@link OperationState#maybeTryComplete()}); true if this attempt completed it. */
+    /** Retries op (see {@link Operations#maybeTryComplete}); true if this attempt completed it. */
     boolean retry(OperationState op) {
         try {
-            if (op.maybeTryComplete()) {
+            if (Operations.maybeTryComplete(op)) {
                 completed++;
                 return true;
             }
@@ -32,7 +33,7 @@ final class Attempts {
     /** Cancels op with {@code reason} (see {@link DelayedOperation#cancel(Object)}). */
     void cancel(OperationState op, @Nullable Object reason) {
         try {
-            if (op.complete(Completion.CANCELLED, reason)) {
+            if (Operations.complete(op, Completion.CANCELLED, reason)) {
                 completed++;
             }
         } catch (RuntimeException | Error e) {

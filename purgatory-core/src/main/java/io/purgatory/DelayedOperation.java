@@ -1,5 +1,6 @@
 package io.purgatory;
 
+import io.purgatory.internal.OperationState;
 import java.time.Duration;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -24,16 +25,17 @@ import org.jspecify.annotations.Nullable;
  * the two guarantees this gives a hand-off, and which purgatory calls a callback may make.
  *
  * <p>An operation is one object: its lock, its completion, its first watch-list entry and its
- * expiry's timer node are fields of the operation itself ({@link OperationState}). There is still no
- * public or protected way to expire it early or to remove it from the timer without completing it:
- * it is not a {@code TimerTask} nor a {@code Runnable}, and only the purgatory's package holds the
- * control of its timer node.
+ * expiry's timer node are fields of the operation itself, inherited from
+ * {@code io.purgatory.internal.OperationState}, a class of the internal package (not for
+ * applications) that has no public or protected member: a subclass can neither call nor override
+ * anything of it. There is no public or protected way to expire an operation early or to remove it
+ * from the timer without completing it: it is not a {@code TimerTask} nor a {@code Runnable}, and
+ * only the purgatory's package holds the control of its timer node.
  *
  * <h2>Thread-safety</h2>
- * Thread-safe: see {@link OperationState}; {@code delay} is final.
- *
- * <p>The operation's lock is {@link OperationState}'s, built in rather than a {@code ReentrantLock}
- * beside it.
+ * Thread-safe. The operation's lock is built in (a field of the operation, rather than a
+ * {@code ReentrantLock} beside it); it is held while {@code tryComplete} and {@code onComplete} run,
+ * and guards how the operation completed. {@code delay} is final.
  */
 public abstract class DelayedOperation extends OperationState {
 
@@ -194,7 +196,7 @@ public abstract class DelayedOperation extends OperationState {
      * @return true if this call completed it
      */
     public final boolean forceComplete() {
-        return complete(Completion.COMPLETED, null);
+        return Operations.complete(this, Completion.COMPLETED, null);
     }
 
     /**
@@ -206,7 +208,7 @@ public abstract class DelayedOperation extends OperationState {
      * @return true if this call completed the operation
      */
     public final boolean cancel() {
-        return complete(Completion.CANCELLED, null);
+        return Operations.complete(this, Completion.CANCELLED, null);
     }
 
     /**
@@ -218,7 +220,7 @@ public abstract class DelayedOperation extends OperationState {
      * @return true if this call completed the operation
      */
     public final boolean cancel(@Nullable Object reason) {
-        return complete(Completion.CANCELLED, reason);
+        return Operations.complete(this, Completion.CANCELLED, reason);
     }
 
     /**
@@ -227,7 +229,7 @@ public abstract class DelayedOperation extends OperationState {
      * @return whether the operation has completed
      */
     public final boolean isCompleted() {
-        return isDone();
+        return Operations.isDone(this);
     }
 
     /**
@@ -236,7 +238,7 @@ public abstract class DelayedOperation extends OperationState {
      * @return whether the operation completed by a cancellation
      */
     public final boolean isCancelled() {
-        return completedAs() == Completion.CANCELLED;
+        return Operations.completedAs(this) == Completion.CANCELLED;
     }
 
     /**
@@ -246,7 +248,7 @@ public abstract class DelayedOperation extends OperationState {
      * @return how the operation completed, or null while it has not
      */
     public final @Nullable Completion completion() {
-        return completedAs();
+        return Operations.completedAs(this);
     }
 
     /**
@@ -258,26 +260,6 @@ public abstract class DelayedOperation extends OperationState {
      * @return the reason of the cancellation that completed the operation, or null
      */
     public final @Nullable Object cancelReason() {
-        return reasonGiven();
-    }
-
-    @Override
-    final boolean tryCompleteHook() {
-        return tryComplete();
-    }
-
-    @Override
-    final void onCompleteHook() {
-        onComplete();
-    }
-
-    @Override
-    final void onExpirationHook() {
-        onExpiration();
-    }
-
-    @Override
-    final long expiryDelayMs() {
-        return delayMs();
+        return Operations.reasonGiven(this);
     }
 }

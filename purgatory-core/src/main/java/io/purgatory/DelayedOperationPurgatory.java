@@ -1,5 +1,8 @@
 package io.purgatory;
 
+import io.purgatory.internal.OperationState;
+import io.purgatory.internal.OperationStates;
+
 import org.jspecify.annotations.Nullable;
 import io.purgatory.timer.SystemTimer;
 import io.purgatory.timer.Timer;
@@ -100,9 +103,13 @@ import org.slf4j.LoggerFactory;
  *
  * @param <T> the operations it holds
  */
-public final class DelayedOperationPurgatory<T extends OperationState> extends OperationHost implements AutoCloseable {
+public final class DelayedOperationPurgatory<T extends DelayedOperation> extends OperationHost implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(DelayedOperationPurgatory.class);
+
+    static {
+        OperationDoors.register(); // the operation state's doors in the internal package, for the timer and purgatory-kafka
+    }
     /** The key under which operations offered with no keys are kept, so that close() finds them. */
     private static final Object NO_KEY = new Object() {
         @Override
@@ -165,12 +172,13 @@ public final class DelayedOperationPurgatory<T extends OperationState> extends O
     }
 
     /**
-     * A builder for a purgatory of operations that carry the {@link OperationState} without being
-     * {@link DelayedOperation}s (Kafka's, through the {@code purgatory-kafka} bridge); package-private,
-     * so that the public builder keeps inferring {@code DelayedOperation} in a chain.
+     * A purgatory of operations that carry the operation state without being
+     * {@link DelayedOperation}s (Kafka's, through the {@code purgatory-kafka} bridge), offered through
+     * {@link #offerState}; package-private, so that the public type keeps its bound to
+     * {@code DelayedOperation}, and its methods that take an operation take only those.
      */
-    static <T extends OperationState> Builder<T> builderOfStates(String name) {
-        return new Builder<>(name);
+    static DelayedOperationPurgatory<?> ofStates(String name, Timer timer, int purgeInterval, boolean reaperEnabled) {
+        return new Builder<>(name).timer(timer).purgeInterval(purgeInterval).reaperEnabled(reaperEnabled).build();
     }
 
     /**
@@ -195,6 +203,14 @@ public final class DelayedOperationPurgatory<T extends OperationState> extends O
      * @throws NullPointerException if the operation, the collection or a key is null
      */
     public boolean tryCompleteElseWatch(T operation, Collection<?> watchKeys) {
+        return offerState(operation, watchKeys);
+    }
+
+    /**
+     * {@link #tryCompleteElseWatch} for any operation state: a {@code DelayedOperation}, or one of
+     * the {@code purgatory-kafka} bridge's.
+     */
+    boolean offerState(OperationState operation, Collection<?> watchKeys) {
         Objects.requireNonNull(operation, "operation");
         List<?> keys = keyList(watchKeys);
         for (int i = 0, n = keys.size(); i < n; i++) {
@@ -300,26 +316,26 @@ public final class DelayedOperationPurgatory<T extends OperationState> extends O
      * The offer behind every {@code tryCompleteElseWatch}: the operation watches {@code keys}, or,
      * when that is null, each key of {@code positions} at its position.
      */
-    private boolean offer(T operation, @Nullable List<?> keys, @Nullable Map<?, Long> positions) {
+    private boolean offer(OperationState operation, @Nullable List<?> keys, @Nullable Map<?, Long> positions) {
         Throwable failure = null; // of tryComplete: kept to rethrow at the end (no Attempts: parking allocates nothing)
         boolean offeredAfterClose;
         boolean completedNow = false;
         boolean parked = false;
-        operation.lock();
+        OperationStates.lock(operation);
         try {
-            if (!operation.offerTo(this)) {
+            if (!Operations.offerTo(operation, this)) {
                 return false;
             }
             offeredAfterClose = closed;
             if (!offeredAfterClose) {
                 try {
-                    if (operation.tryCompleteHook()) {
+                    if (Operations.tryComplete(operation)) {
                         return true; // nothing linked
                     }
                 } catch (RuntimeException | Error e) {
                     failure = e; // counts as false
                 }
-                if (!operation.isDone()) { // it is when tryComplete completed it and then threw
+                if (!Operations.isDone(operation)) { // it is when tryComplete completed it and then threw
                     if (keys != null) {
                         watch(operation, keys);
                     } else {
@@ -327,23 +343,23 @@ public final class DelayedOperationPurgatory<T extends OperationState> extends O
                         watchAt(operation, positions);
                     }
                     try {
-                        completedNow = operation.tryCompleteHook();
+                        completedNow = Operations.tryComplete(operation);
                     } catch (RuntimeException | Error e) {
                         failure = Attempts.first(failure, e); // counts as false
                     }
-                    parked = !operation.isDone();
+                    parked = !Operations.isDone(operation);
                 }
             }
         } finally {
-            operation.unlock();
+            OperationStates.unlock(operation);
         }
         if (offeredAfterClose) {
-            operation.expire(Completion.CLOSED); // outside the lock: onExpiration runs without it
+            Operations.expire(operation, Completion.CLOSED); // outside the lock: onExpiration runs without it
             return true;
         }
         if (!completedNow && parked) {
             try {
-                completedNow = operation.retryIfPending(); // a retry another thread asked for while this one held the lock
+                completedNow = Operations.retryIfPending(operation); // a retry another thread asked for while this one held the lock
             } catch (RuntimeException | Error e) {
                 failure = Attempts.first(failure, e);
             }
@@ -355,7 +371,7 @@ public final class DelayedOperationPurgatory<T extends OperationState> extends O
             for (Object key : keys != null ? keys : Objects.requireNonNull(positions).keySet()) {
                 takeList(key, this::expireOnClose);
             }
-            operation.expire(Completion.CLOSED);
+            Operations.expire(operation, Completion.CLOSED);
             Attempts.rethrow(failure);
             return true;
         }
@@ -369,11 +385,11 @@ public final class DelayedOperationPurgatory<T extends OperationState> extends O
     /** Adds the operation's expiry (the operation itself, as a timer node) to the timer, at its deadline. */
     private void schedule(OperationState operation) {
         try {
-            operation.scheduleExpiry(timer, operation.expiryDelayMs()); // a no-op if it completed meanwhile: completion cancels it
+            Operations.scheduleExpiry(operation, timer, Operations.delayMs(operation)); // a no-op if it completed meanwhile: completion cancels it
         } catch (IllegalStateException timerClosed) {
             // closed by close() after its sweep (which found this operation), or by its owner before this
             // purgatory: either way nothing will expire the operation now but this thread
-            operation.expire(Completion.CLOSED);
+            Operations.expire(operation, Completion.CLOSED);
             if (!closed) {
                 throw timerClosed;
             }
@@ -489,30 +505,29 @@ public final class DelayedOperationPurgatory<T extends OperationState> extends O
      *
      * @return the operations withdrawn, in the list's order
      */
-    @SuppressWarnings("unchecked") // every operation linked here was offered as a T
-    List<T> withdrawForKey(Object key) {
-        List<T> withdrawn = new ArrayList<>();
+    List<OperationState> withdrawForKey(Object key) {
+        List<OperationState> withdrawn = new ArrayList<>();
         takeList(Objects.requireNonNull(key, "key"), op -> {
             if (withdraw(op)) {
-                withdrawn.add((T) op);
+                withdrawn.add(op);
             }
         });
         return withdrawn;
     }
 
     private boolean withdraw(OperationState op) {
-        op.lock();
+        OperationStates.lock(op);
         try {
-            if (op.isDone() || !op.cancelExpiry()) {
+            if (Operations.isDone(op) || !Operations.cancelExpiry(op)) {
                 return false; // completed, or its expiry has fired and will complete it
             }
-            int released = op.unwatch();
+            int released = Operations.unwatch(op);
             if (released >= 0) {
                 unwatched(released);
             }
             return true;
         } finally {
-            op.unlock();
+            OperationStates.unlock(op);
         }
     }
 
@@ -586,12 +601,12 @@ public final class DelayedOperationPurgatory<T extends OperationState> extends O
         return "DelayedOperationPurgatory[" + name + ", delayed " + numDelayed() + ", watched " + watched() + "]";
     }
 
-    // --- called by OperationState, under the operation's lock ---
+    // --- called by Operations, under the operation's lock ---
 
     /** Unlinks and counts a completing operation, before its {@code onComplete} runs. */
     @Override
     void completed(OperationState op, Completion how) {
-        int released = op.unwatch();
+        int released = Operations.unwatch(op);
         boolean counted = how == Completion.COMPLETED || how == Completion.CANCELLED;
         if (!counted) {
             expired(op, how);
@@ -620,7 +635,7 @@ public final class DelayedOperationPurgatory<T extends OperationState> extends O
     private void expired(OperationState op, Completion how) {
         metrics.onExpired();
         if (how == Completion.EXPIRED) {
-            metrics.expiryLateness().record(timer.nowMs() - op.deadlineMs());
+            metrics.expiryLateness().record(timer.nowMs() - Operations.deadlineMs(op));
         }
     }
 
@@ -628,7 +643,7 @@ public final class DelayedOperationPurgatory<T extends OperationState> extends O
 
     /** Links the operation into its first key's list itself, and a {@link Watch} into each other key's. */
     private void watch(OperationState op, List<?> keys) {
-        assert op.isHeldByCurrentThread();
+        assert OperationStates.isHeldByCurrentThread(op);
         link(keys.get(0), op, 0);
         Watch head = null;
         int n = keys.size();
@@ -641,7 +656,7 @@ public final class DelayedOperationPurgatory<T extends OperationState> extends O
 
     /** Links a {@link PositionWatch} into each key's list, at the key's position. */
     private void watchAt(OperationState op, Map<?, Long> positions) {
-        assert op.isHeldByCurrentThread();
+        assert OperationStates.isHeldByCurrentThread(op);
         Watch head = null;
         for (Map.Entry<?, Long> entry : positions.entrySet()) {
             head = new PositionWatch(op, head);
@@ -656,7 +671,7 @@ public final class DelayedOperationPurgatory<T extends OperationState> extends O
      * unlinked and uncounted).
      */
     private void watching(OperationState op, @Nullable Watch watches, int linked) {
-        op.watchOthers(watches);
+        Operations.watchOthers(op, watches);
         counts.linked.add(linked);
         delayed.increment();
     }
@@ -692,7 +707,7 @@ public final class DelayedOperationPurgatory<T extends OperationState> extends O
 
     private void expireOnClose(OperationState op) {
         try {
-            op.expire(Completion.CLOSED);
+            Operations.expire(op, Completion.CLOSED);
         } catch (RuntimeException | Error e) {
             LOG.error("Purgatory {}: expiring {} on close threw", name, op, e);
         }
@@ -762,7 +777,7 @@ public final class DelayedOperationPurgatory<T extends OperationState> extends O
      * Builds a purgatory. Defaults: its own {@link SystemTimer} (closed with the purgatory),
      * purgeInterval 1000, reaper enabled. A timer given here is not closed by the purgatory.
      */
-    public static final class Builder<T extends OperationState> {
+    public static final class Builder<T extends DelayedOperation> {
         private final String name;
         private @Nullable Timer timer;
         private int purgeInterval = 1000;

@@ -1,5 +1,6 @@
 package io.purgatory;
 
+import io.purgatory.internal.OperationStates;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import org.jspecify.annotations.Nullable;
 import io.purgatory.timer.Timer;
@@ -339,7 +340,7 @@ public final class HandOff<K, V> implements AutoCloseable {
      */
     private <W extends HandOffWaiter<K, V>> W begin(W waiter) {
         if (closed) {
-            waiter.expire(Completion.CLOSED);
+            Operations.expire(waiter, Completion.CLOSED);
             return waiter;
         }
         boolean waits = waiter.delayMs() > 0;
@@ -364,7 +365,7 @@ public final class HandOff<K, V> implements AutoCloseable {
             if (waits) {
                 purgatory.tryCompleteElseWatch(waiter, List.of()); // its lanes serve it; the purgatory times it out
             } else {
-                waiter.expire(Completion.EXPIRED);
+                Operations.expire(waiter, Completion.EXPIRED);
             }
         }
         return waiter;
@@ -384,7 +385,7 @@ public final class HandOff<K, V> implements AutoCloseable {
                     served = trial.offer(waiter, lane);
                 }
                 if (served == HandOffWaiter.Served.NOTHING && waits) {
-                    waiter.lock();
+                    OperationStates.lock(waiter);
                     try {
                         if (waiter.isCompleted()) {
                             served = HandOffWaiter.Served.DONE;
@@ -394,7 +395,7 @@ public final class HandOff<K, V> implements AutoCloseable {
                             lane.link(node);
                         }
                     } finally {
-                        waiter.unlock();
+                        OperationStates.unlock(waiter);
                     }
                 }
                 lane.retireIfEmpty(lanes);
@@ -518,12 +519,12 @@ public final class HandOff<K, V> implements AutoCloseable {
 
         /** The caller was interrupted: cancels the take, or, if it has an answer already, waits for it and returns it. */
         Handed<K, V> interrupted() throws InterruptedException {
-            lock();
+            OperationStates.lock(this);
             boolean stopped;
             try {
                 stopped = cancel();
             } finally {
-                unlock();
+                OperationStates.unlock(this);
             }
             if (stopped) {
                 finish();

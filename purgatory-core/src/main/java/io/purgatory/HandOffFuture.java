@@ -1,5 +1,6 @@
 package io.purgatory;
 
+import io.purgatory.internal.OperationStates;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -41,7 +42,7 @@ final class HandOffFuture<K, V> extends CompletableFuture<Handed<K, V>> {
      */
     private boolean stopWaiting(BooleanSupplier completion) {
         boolean done;
-        waiter.lock();
+        OperationStates.lock(waiter);
         try {
             if (waiter.isCompleted()) {
                 return false;
@@ -49,7 +50,7 @@ final class HandOffFuture<K, V> extends CompletableFuture<Handed<K, V>> {
             waiter.cancel();
             done = completion.getAsBoolean();
         } finally {
-            waiter.unlock();
+            OperationStates.unlock(waiter);
         }
         waiter.finish();
         return done;

@@ -1,5 +1,6 @@
 package io.purgatory;
 
+import io.purgatory.internal.OperationStates;
 import org.jspecify.annotations.Nullable;
 import java.util.List;
 
@@ -52,13 +53,13 @@ abstract class HandOffWaiter<K, V> extends DelayedOperation {
         /** Under the waiter's lock: a waiter that has completed is not tried; one that takes completes. */
         Trial UNDER_LOCK = (waiter, lane) -> {
             Served served;
-            waiter.lock();
+            OperationStates.lock(waiter);
             try {
                 served = waiter.isCompleted() ? Served.DONE : waiter.takeFrom(lane) ? Served.TAKEN : Served.NOTHING;
             } finally {
-                waiter.unlock();
+                OperationStates.unlock(waiter);
             }
-            waiter.retryIfPending();
+            Operations.retryIfPending(waiter);
             return served;
         };
     }

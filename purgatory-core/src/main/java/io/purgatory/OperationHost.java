@@ -1,10 +1,11 @@
 package io.purgatory;
 
+import io.purgatory.internal.OperationState;
 import io.purgatory.timer.Timer;
 
 /**
  * The purgatory as the operations it parks see it: the room below the purgatory owns this type, so
- * that {@link OperationState} calls up through it and never names {@link DelayedOperationPurgatory}
+ * that {@link Operations} calls up through it and never names {@link DelayedOperationPurgatory}
  * (which extends it). An abstract class rather than an interface so that its methods stay
  * package-private in the public purgatory.
  *

@@ -1,8 +1,10 @@
 package io.purgatory;
 
+import io.purgatory.internal.OperationState;
+
 /**
  * A list in which an operation is its own entry (its first key's), as the operation sees it: the
- * room below the watch lists owns this type, so that {@link OperationState} clears its entry
+ * room below the watch lists owns this type, so that {@link Operations} clears its entry
  * through it and never names {@link WatchList} (which extends it).
  *
  * <p>Thread-safety: that of the list.

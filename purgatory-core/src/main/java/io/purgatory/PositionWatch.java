@@ -1,5 +1,6 @@
 package io.purgatory;
 
+import io.purgatory.internal.OperationState;
 import org.jspecify.annotations.Nullable;
 
 /**

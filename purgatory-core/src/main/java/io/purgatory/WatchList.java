@@ -1,5 +1,6 @@
 package io.purgatory;
 
+import io.purgatory.internal.OperationState;
 import org.jspecify.annotations.Nullable;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.lang.invoke.VarHandle;
@@ -107,7 +108,7 @@ final class WatchList extends OperationList {
             index.add(position, watch);
         } else {
             if (entry instanceof OperationState op) {
-                op.enteredFirst(this, size);
+                Operations.enteredFirst(op, this, size);
             }
             append(entry);
         }
@@ -176,7 +177,7 @@ final class WatchList extends OperationList {
     @Override
     void clear(OperationState op) {
         Object[] current = entries;
-        int slot = op.firstSlot(); // written before the array it indexes was published
+        int slot = Operations.firstSlot(op); // written before the array it indexes was published
         if (slot < current.length && current[slot] == op) {
             current[slot] = null;
         }
@@ -189,7 +190,7 @@ final class WatchList extends OperationList {
     /** {@link #clear} under the monitor, where no copy runs. */
     private synchronized void clearCopied(OperationState op) {
         Object[] current = entries;
-        int slot = op.firstSlot();
+        int slot = Operations.firstSlot(op);
         if (slot < size && current[slot] == op) {
             current[slot] = null;
         }
@@ -220,7 +221,7 @@ final class WatchList extends OperationList {
         int dead = 0;
         for (int i = 0; i < n; i++) {
             OperationState op = operationOf(snapshot[i]);
-            if (op == null || attempts.retry(op) || op.isDone()) {
+            if (op == null || attempts.retry(op) || Operations.isDone(op)) {
                 dead++;
             }
         }
@@ -272,7 +273,7 @@ final class WatchList extends OperationList {
                 if (kept != null) {
                     kept[live] = entry;
                     if (entry instanceof OperationState op) {
-                        op.movedFirst(live);
+                        Operations.movedFirst(op, live);
                     }
                 }
                 live++;

@@ -2,6 +2,10 @@ package io.purgatory;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
+import io.purgatory.internal.OperationState;
+import io.purgatory.internal.OperationStates;
+import io.purgatory.internal.TimerNode;
+import io.purgatory.internal.TimerNodes;
 import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaFieldAccess;
@@ -12,10 +16,12 @@ import org.junit.jupiter.api.Test;
 /**
  * The core's dependency rules, checked on its compiled classes. Packages: {@code io.purgatory} uses
  * {@code io.purgatory.timer}, never the reverse; both use {@code io.purgatory.internal} (the doors
- * between them), which uses neither. Rooms inside {@code io.purgatory}: the operation state is below
+ * between them, and the base classes of operations and tasks), which uses neither. Rooms inside
+ * {@code io.purgatory}: the operation ({@link Operations}, behind {@link DelayedOperation}) is below
  * the watch lists and the purgatory, and reaches them only through the types it owns
- * ({@link OperationHost}, {@link OperationList}); they change its fields only through its methods.
- * And the library knows nothing of Netty, Kafka or the demo.
+ * ({@link OperationHost}, {@link OperationList}). The fields of the internal base classes are written
+ * by those classes and their accessor classes only. And the library knows nothing of Netty, Kafka or
+ * the demo.
  */
 class ArchitectureTest {
     private static final JavaClasses CORE = new ClassFileImporter()
@@ -49,20 +55,29 @@ class ArchitectureTest {
 
     @Test
     void theOperationStateCallsUpOnlyThroughTheTypesItOwns() {
-        noClasses().that().belongToAnyOf(OperationState.class, OperationHost.class, OperationList.class, Completion.class)
+        noClasses().that().belongToAnyOf(Operations.class, DelayedOperation.class, OperationHost.class, OperationList.class, Completion.class)
                 .should().dependOnClassesThat().belongToAnyOf(DelayedOperationPurgatory.class, WatchList.class,
-                        PositionIndex.class, PositionWatch.class, Waiters.class, PurgatoryMetrics.class, DelayedOperation.class)
-                .because("the operation state is the lowest room of io.purgatory: the purgatory and its watch lists are"
+                        PositionIndex.class, PositionWatch.class, Waiters.class, PurgatoryMetrics.class, OperationDoors.class)
+                .because("the operation is the lowest room of io.purgatory: the purgatory and its watch lists are"
                         + " above it and reach down, it reaches up through OperationHost and OperationList only")
                 .check(CORE);
     }
 
     @Test
-    void onlyTheOperationStateWritesItsFields() {
-        noClasses().that().doNotBelongToAnyOf(OperationState.class)
+    void onlyTheOperationStateAndItsAccessorsWriteItsFields() {
+        noClasses().that().doNotBelongToAnyOf(OperationState.class, OperationStates.class)
                 .should().setFieldWhere(DescribedPredicate.describe("a field of OperationState",
                         (JavaFieldAccess access) -> access.getTargetOwner().isEquivalentTo(OperationState.class)))
-                .because("the purgatory and the watch lists change an operation's state through its methods")
+                .because("the purgatory and the watch lists change an operation's state through OperationStates")
+                .check(CORE);
+    }
+
+    @Test
+    void onlyTheTimerNodeAndItsAccessorsWriteItsFields() {
+        noClasses().that().doNotBelongToAnyOf(TimerNode.class, TimerNodes.class)
+                .should().setFieldWhere(DescribedPredicate.describe("a field of TimerNode",
+                        (JavaFieldAccess access) -> access.getTargetOwner().isEquivalentTo(TimerNode.class)))
+                .because("the timer changes a node through TimerNodes")
                 .check(CORE);
     }
 }

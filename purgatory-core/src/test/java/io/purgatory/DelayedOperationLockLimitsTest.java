@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.purgatory.internal.OperationStates;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -29,32 +30,32 @@ class DelayedOperationLockLimitsTest {
     @Test
     void theOwnerMayHoldItUpTo65535TimesAndAFurtherTakeThrowsLeavingItHeld() {
         for (int i = 0; i < 65_535; i++) {
-            assertTrue(op.tryLock());
+            assertTrue(OperationStates.tryLock(op));
         }
-        IllegalMonitorStateException e = assertThrows(IllegalMonitorStateException.class, op::tryLock);
+        IllegalMonitorStateException e = assertThrows(IllegalMonitorStateException.class, () -> OperationStates.tryLock(op));
         assertEquals("operation lock held too often by " + Thread.currentThread().getName(), e.getMessage());
-        assertTrue(op.isHeldByCurrentThread());
+        assertTrue(OperationStates.isHeldByCurrentThread(op));
         for (int i = 0; i < 65_534; i++) {
-            op.unlock();
+            OperationStates.unlock(op);
         }
-        assertTrue(op.isHeldByCurrentThread(), "held once more");
-        assertFalse(onOtherThread(op::tryLock));
-        op.unlock();
-        assertFalse(op.isHeldByCurrentThread());
+        assertTrue(OperationStates.isHeldByCurrentThread(op), "held once more");
+        assertFalse(onOtherThread(() -> OperationStates.tryLock(op)));
+        OperationStates.unlock(op);
+        assertFalse(OperationStates.isHeldByCurrentThread(op));
         assertTrue(onOtherThread(() -> {
-            boolean taken = op.tryLock() && op.isHeldByCurrentThread();
-            op.unlock();
+            boolean taken = OperationStates.tryLock(op) && OperationStates.isHeldByCurrentThread(op);
+            OperationStates.unlock(op);
             return taken;
         }), "free after as many unlocks as takes");
     }
 
     @Test
     void onlyTheOwnerIsHoldingIt() {
-        assertFalse(op.isHeldByCurrentThread());
-        op.lock();
-        assertTrue(op.isHeldByCurrentThread());
-        assertFalse(onOtherThread(op::isHeldByCurrentThread));
-        op.unlock();
+        assertFalse(OperationStates.isHeldByCurrentThread(op));
+        OperationStates.lock(op);
+        assertTrue(OperationStates.isHeldByCurrentThread(op));
+        assertFalse(onOtherThread(() -> OperationStates.isHeldByCurrentThread(op)));
+        OperationStates.unlock(op);
     }
 
     /**
@@ -63,17 +64,17 @@ class DelayedOperationLockLimitsTest {
      */
     @Test
     void aSecondWaiterPollsAndGetsTheLockAfterTheFirst() throws Exception {
-        op.lock();
+        OperationStates.lock(op);
         int[] holders = {0}; // guarded by op's lock
         int[] taken = {0};
         AtomicBoolean overlap = new AtomicBoolean();
         Runnable waiter = () -> {
-            op.lock();
+            OperationStates.lock(op);
             holders[0]++;
             taken[0]++;
             overlap.compareAndSet(false, holders[0] != 1);
             holders[0]--;
-            op.unlock();
+            OperationStates.unlock(op);
         };
         Thread first = new Thread(waiter, "lock-waiter-1");
         Thread second = new Thread(waiter, "lock-waiter-2");
@@ -83,13 +84,13 @@ class DelayedOperationLockLimitsTest {
                 LockSupport.getBlocker(first) == op
                         && LockSupport.getBlocker(second) == op);
         assertEquals(0, taken[0], "neither takes a held lock");
-        op.unlock();
+        OperationStates.unlock(op);
         first.join(30_000);
         second.join(30_000);
         assertFalse(first.isAlive() || second.isAlive(), "both got the lock");
-        op.lock();
+        OperationStates.lock(op);
         assertEquals(2, taken[0]);
-        op.unlock();
+        OperationStates.unlock(op);
         assertFalse(overlap.get(), "one holder at a time");
     }
 }

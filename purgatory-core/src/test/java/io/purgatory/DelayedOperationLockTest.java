@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.purgatory.internal.OperationStates;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -24,47 +25,47 @@ class DelayedOperationLockTest {
 
     @Test
     void isReentrantForItsOwner() {
-        op.lock();
-        assertTrue(op.tryLock());
-        op.lock();
-        op.unlock();
-        op.unlock();
-        assertFalse(onOtherThread(op::tryLock), "still held once");
-        op.unlock();
+        OperationStates.lock(op);
+        assertTrue(OperationStates.tryLock(op));
+        OperationStates.lock(op);
+        OperationStates.unlock(op);
+        OperationStates.unlock(op);
+        assertFalse(onOtherThread(() -> OperationStates.tryLock(op)), "still held once");
+        OperationStates.unlock(op);
         assertTrue(onOtherThread(() -> {
-            boolean taken = op.tryLock();
-            op.unlock();
+            boolean taken = OperationStates.tryLock(op);
+            OperationStates.unlock(op);
             return taken;
         }), "free after the last unlock");
     }
 
     @Test
     void unlockByAThreadThatDoesNotHoldItThrows() {
-        assertThrows(IllegalMonitorStateException.class, op::unlock);
-        op.lock();
+        assertThrows(IllegalMonitorStateException.class, () -> OperationStates.unlock(op));
+        OperationStates.lock(op);
         assertTrue(onOtherThread(() -> {
             try {
-                op.unlock();
+                OperationStates.unlock(op);
                 return false;
             } catch (IllegalMonitorStateException expected) {
                 return true;
             }
         }));
-        op.unlock();
+        OperationStates.unlock(op);
     }
 
     @Test
     void aWaiterGetsTheLockWhenTheOwnerReleasesItAndKeepsItsInterrupt() throws Exception {
-        op.lock();
+        OperationStates.lock(op);
         AtomicBoolean acquired = new AtomicBoolean();
         AtomicBoolean interruptKept = new AtomicBoolean();
         CountDownLatch waiting = new CountDownLatch(1);
         Thread waiter = new Thread(() -> {
             waiting.countDown();
-            op.lock();
+            OperationStates.lock(op);
             acquired.set(true);
             interruptKept.set(Thread.currentThread().isInterrupted());
-            op.unlock();
+            OperationStates.unlock(op);
         });
         waiter.start();
         waiting.await();
@@ -72,7 +73,7 @@ class DelayedOperationLockTest {
         waiter.interrupt();
         assertFalse(acquired.get(), "an interrupt does not take the lock");
 
-        op.unlock();
+        OperationStates.unlock(op);
         waiter.join(10_000);
         assertTrue(acquired.get());
         assertTrue(interruptKept.get());
@@ -90,14 +91,14 @@ class DelayedOperationLockTest {
             workers[t] = new Thread(() -> {
                 for (int i = 0; i < rounds; i++) {
                     if (useTryLock) {
-                        while (!op.tryLock()) {
+                        while (!OperationStates.tryLock(op)) {
                             Thread.onSpinWait();
                         }
                     } else {
-                        op.lock();
+                        OperationStates.lock(op);
                     }
                     counter[0]++;
-                    op.unlock();
+                    OperationStates.unlock(op);
                 }
             });
             workers[t].start();
@@ -105,9 +106,9 @@ class DelayedOperationLockTest {
         for (Thread worker : workers) {
             worker.join();
         }
-        op.lock();
+        OperationStates.lock(op);
         assertEquals(threads * rounds, counter[0]);
-        op.unlock();
+        OperationStates.unlock(op);
     }
 
     /**
@@ -116,19 +117,19 @@ class DelayedOperationLockTest {
      */
     @Test
     void aWaiterParksUntilUnlockWakesIt() throws Exception {
-        op.lock();
+        OperationStates.lock(op);
         AtomicBoolean acquired = new AtomicBoolean();
         Thread waiter = new Thread(() -> {
-            op.lock();
+            OperationStates.lock(op);
             acquired.set(true);
-            op.unlock();
+            OperationStates.unlock(op);
         }, "lock-waiter");
         waiter.start();
 
         Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(1)).until(() ->
                 waiter.getState() == Thread.State.WAITING && java.util.concurrent.locks.LockSupport.getBlocker(waiter) == op);
         assertFalse(acquired.get());
-        op.unlock();
+        OperationStates.unlock(op);
 
         waiter.join(30_000);
         assertTrue(acquired.get(), "the waiter took the lock once it was released");

@@ -5,6 +5,7 @@ import static io.purgatory.timer.ModelChecking.options;
 import static io.purgatory.timer.ModelChecking.parksInEarnest;
 import static io.purgatory.timer.ModelChecking.scenario;
 
+import io.purgatory.internal.OperationStates;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.StressOptions;
@@ -119,22 +120,22 @@ class OperationLockLincheckTest {
             return new Lock() {
                 @Override
                 public boolean tryLock() {
-                    return op.tryLock();
+                    return OperationStates.tryLock(op);
                 }
 
                 @Override
                 public void lock() {
-                    op.lock();
+                    OperationStates.lock(op);
                 }
 
                 @Override
                 public void lockParked() {
-                    op.lockParked();
+                    OperationStates.lockParked(op);
                 }
 
                 @Override
                 public void unlock() {
-                    op.unlock();
+                    OperationStates.unlock(op);
                 }
             };
         }

@@ -9,10 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.purgatory.timer.MockTimer;
 import io.purgatory.timer.Timer;
-import io.purgatory.timer.TimerNode;
 import io.purgatory.internal.NodeControl;
 import io.purgatory.internal.NodeOwner;
+import io.purgatory.internal.OperationState;
 import io.purgatory.internal.Secrets;
+import io.purgatory.internal.TimerNode;
 import io.purgatory.timer.TimerTask;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
@@ -41,7 +42,7 @@ class OperationStateTest {
             TestOperation op = new TestOperation(100);
             assertFalse(purgatory.tryCompleteElseWatch(op, List.of("k")));
             assertEquals(1, timer.size(), "one node pending: the operation");
-            assertEquals(100, op.deadlineMs(), "its deadline is its own node's");
+            assertEquals(100, Operations.deadlineMs(op), "its deadline is its own node's");
 
             timer.advance(100);
             assertEquals(Completion.EXPIRED, op.completion());
@@ -65,6 +66,9 @@ class OperationStateTest {
                 assertFalse(Modifier.isPublic(f.getModifiers()) || Modifier.isProtected(f.getModifiers()), "a visible field " + f);
             }
         }
+        assertEquals("io.purgatory.internal", DelayedOperation.class.getSuperclass().getPackageName(),
+                "the state above DelayedOperation is in the package documented as not for applications");
+        assertEquals("io.purgatory.internal", TimerTask.class.getSuperclass().getPackageName(), "so is the node above TimerTask");
         assertEquals(List.of(), Arrays.stream(TimerNode.class.getDeclaredConstructors())
                 .filter(k -> !Modifier.isProtected(k.getModifiers())).map(Object::toString).toList(), "the node's one constructor is protected");
     }
@@ -74,7 +78,7 @@ class OperationStateTest {
         try (MockTimer timer = new MockTimer();
              DelayedOperationPurgatory<TestOperation> purgatory =
                      DelayedOperationPurgatory.builder("OperationStateTest-control").timer(timer).reaperEnabled(false).build()) {
-            TestOperation op = new TestOperation(100); // loads the operation state, which registers its doors
+            TestOperation op = new TestOperation(100); // the purgatory class, loaded, registered the operation state's doors
             NodeControl<TimerNode, Timer> control = Secrets.nodeControl();
             NodeOwner<TimerNode, Timer> owner = Secrets.nodeOwner();
             assertNotNull(owner, "the operation state registered itself as the owner of foreign nodes");
@@ -116,7 +120,7 @@ class OperationStateTest {
             purgatory.tryCompleteElseWatch(done, List.of("b"));
             done.forceComplete();
 
-            List<TestOperation> withdrawn = purgatory.withdrawForKey("b");
+            List<OperationState> withdrawn = purgatory.withdrawForKey("b");
 
             assertEquals(List.of(both, other), withdrawn, "the live ones, in the list's order");
             assertNull(both.completion(), "not completed: the caller answers them");

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.purgatory.internal.OperationState;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;

@@ -4,6 +4,8 @@ import static io.purgatory.timer.ModelChecking.assertCaught;
 import static io.purgatory.timer.ModelChecking.options;
 import static io.purgatory.timer.ModelChecking.scenario;
 
+import io.purgatory.internal.OperationState;
+import io.purgatory.internal.OperationStates;
 import java.util.ArrayList;
 import java.util.List;
 import org.jetbrains.lincheck.datastructures.IntGen;
@@ -99,11 +101,11 @@ class PositionIndexLincheckTest {
         public void complete(@Param(name = "op") int i) {
             PositionWatch watch = watches[i];
             if (watch != null && watch.op != null) {
-                ops[i].lock();
+                OperationStates.lock(ops[i]);
                 try {
                     list.release(watch);
                 } finally {
-                    ops[i].unlock();
+                    OperationStates.unlock(ops[i]);
                 }
             }
         }

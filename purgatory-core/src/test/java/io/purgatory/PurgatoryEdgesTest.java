@@ -222,10 +222,9 @@ class PurgatoryEdgesTest {
 
     @Test
     void aBridgeBuildsItsPurgatoryOfOperationStates() {
-        try (DelayedOperationPurgatory<OperationState> purgatory = DelayedOperationPurgatory.<OperationState>builderOfStates(uniqueName())
-                .timer(timer).reaperEnabled(false).build()) {
+        try (DelayedOperationPurgatory<?> purgatory = DelayedOperationPurgatory.ofStates(uniqueName(), timer, 1000, false)) {
             TestOperation op = new TestOperation(DELAY_MS);
-            assertFalse(purgatory.tryCompleteElseWatch(op, List.of("a")));
+            assertFalse(purgatory.offerState(op, List.of("a")));
             timer.advance(DELAY_MS);
             assertSame(Completion.EXPIRED, op.completion());
         }

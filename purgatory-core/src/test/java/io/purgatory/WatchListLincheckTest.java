@@ -4,6 +4,8 @@ import static io.purgatory.timer.ModelChecking.assertCaught;
 import static io.purgatory.timer.ModelChecking.options;
 import static io.purgatory.timer.ModelChecking.scenario;
 
+import io.purgatory.internal.OperationState;
+import io.purgatory.internal.OperationStates;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import org.jetbrains.lincheck.datastructures.IntGen;
@@ -93,7 +95,7 @@ class WatchListLincheckTest {
         @Operation
         public void watch(@Param(name = "op") int i) {
             Flagged op = ops[i];
-            op.lock();
+            OperationStates.lock(op);
             try {
                 if (op.watched || op.isCompleted() || op.tryComplete()) {
                     return;
@@ -102,9 +104,9 @@ class WatchListLincheckTest {
                 op.watched = true;
                 op.tryComplete();
             } finally {
-                op.unlock();
+                OperationStates.unlock(op);
             }
-            op.retryIfPending();
+            Operations.retryIfPending(op);
         }
 
         /** The condition of op now holds: the caller announces it to the list. */
@@ -130,7 +132,7 @@ class WatchListLincheckTest {
             Map<OperationState, Integer> linked = new IdentityHashMap<>();
             for (Object entry : list.detach()) {
                 OperationState op = WatchList.operationOf(entry);
-                if (op != null && op.isDone()) {
+                if (op != null && Operations.isDone(op)) {
                     throw new AssertionError("a completed operation is still linked: " + op);
                 }
                 if (op != null) {

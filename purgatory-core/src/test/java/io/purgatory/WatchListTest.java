@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.purgatory.internal.OperationState;
+import io.purgatory.internal.OperationStates;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -25,12 +27,12 @@ class WatchListTest {
     /** An operation linked directly (this list is its first key) whose completion clears its entry, as the purgatory's does. */
     private TestOperation direct() {
         TestOperation op = new TestOperation(1_000);
-        op.lock();
+        OperationStates.lock(op);
         try {
             assertTrue(list.tryAdd(op, 0));
             counts.linked.increment(); // the caller counts what it linked, as the purgatory does
         } finally {
-            op.unlock();
+            OperationStates.unlock(op);
         }
         op.duringComplete = () -> list.clear(op);
         return op;
@@ -49,11 +51,11 @@ class WatchListTest {
     /** Releases a watch under its operation's lock, as the purgatory does; returns the tombstones it left among the entries. */
     private int released(PositionWatch watch) {
         OperationState op = watch.op;
-        op.lock();
+        OperationStates.lock(op);
         try {
             return list.release(watch);
         } finally {
-            op.unlock();
+            OperationStates.unlock(op);
         }
     }
 
@@ -104,11 +106,11 @@ class WatchListTest {
         TestOperation[] ops = new TestOperation[4];
         for (int i = 0; i < ops.length; i++) {
             TestOperation op = new TestOperation(1_000);
-            op.lock();
+            OperationStates.lock(op);
             try {
                 four.tryAdd(op, 0);
             } finally {
-                op.unlock();
+                OperationStates.unlock(op);
             }
             op.duringComplete = () -> four.clear(op);
             ops[i] = op;
@@ -136,18 +138,18 @@ class WatchListTest {
         TestOperation purging = new TestOperation(1_000);
         TestOperation next = new TestOperation(1_000);
         for (TestOperation op : new TestOperation[] {dead, purging, next}) {
-            op.lock();
+            OperationStates.lock(op);
             try {
                 target.tryAdd(op, 0);
             } finally {
-                op.unlock();
+                OperationStates.unlock(op);
             }
         }
-        dead.lock();
+        OperationStates.lock(dead);
         try {
             target.clear(dead);
         } finally {
-            dead.unlock();
+            OperationStates.unlock(dead);
         }
         purging.duringTry = () -> target.removeTombstones();
         target.tryCompleteWatched();
@@ -211,7 +213,7 @@ class WatchListTest {
         PositionWatch two = atPosition(2);
         PositionWatch three = atPosition(3);
         PositionWatch four = atPosition(4);
-        assertTrue(one.op.complete(Completion.COMPLETED, null));
+        assertTrue(Operations.complete(one.op, Completion.COMPLETED, null));
         assertEquals(4, counts.linked.sum(), "one tombstone in four stays in the index");
         assertEquals(0, released(two), "an indexed watch leaves no tombstone among the entries");
         assertEquals(2, counts.linked.sum(), "two in four: both removed");
@@ -229,11 +231,11 @@ class WatchListTest {
         atPosition(2);
         atPosition(3);
         PositionWatch four = atPosition(4);
-        assertTrue(one.op.complete(Completion.COMPLETED, null)); // one tombstone in four: kept
+        assertTrue(Operations.complete(one.op, Completion.COMPLETED, null)); // one tombstone in four: kept
         assertEquals(4, counts.linked.sum());
         assertEquals(2, list.takeDue(3).length);
         assertEquals(3, counts.linked.sum(), "the tombstone the advance passed is no longer linked");
-        assertTrue(four.op.complete(Completion.COMPLETED, null)); // the index: only a tombstone now
+        assertTrue(Operations.complete(four.op, Completion.COMPLETED, null)); // the index: only a tombstone now
         assertEquals(2, counts.linked.sum(), "removed at once");
     }
 
@@ -244,7 +246,7 @@ class WatchListTest {
         PositionWatch dead = atPosition(6);
         PositionWatch alsoLive = atPosition(7);
         PositionWatch lower = atPosition(2); // in the heap
-        assertTrue(dead.op.complete(Completion.COMPLETED, null));
+        assertTrue(Operations.complete(dead.op, Completion.COMPLETED, null));
         assertEquals(5, counts.linked.sum());
 
         Object[] all = list.detach();
@@ -275,7 +277,7 @@ class WatchListTest {
         assertFalse(list.isEmpty());
         assertEquals(1, list.takeDue(1).length);
         assertFalse(list.isEmpty(), "the watch moved to the entries");
-        assertTrue(watch.op.complete(Completion.COMPLETED, null));
+        assertTrue(Operations.complete(watch.op, Completion.COMPLETED, null));
         assertEquals(1, list.removeTombstones());
         assertTrue(list.isEmpty());
     }

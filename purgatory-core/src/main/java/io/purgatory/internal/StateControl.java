@@ -1,5 +1,6 @@
 package io.purgatory.internal;
 
+import java.util.Collection;
 import java.util.List;
 
 /**
@@ -10,7 +11,7 @@ import java.util.List;
  *
  * <p>Thread-safe: each call is that of the operation state (see its class comment).
  *
- * @param <S> the operation state type ({@code OperationState})
+ * @param <S> the operation state type ({@link OperationState})
  * @param <P> the purgatory type ({@code DelayedOperationPurgatory})
  * @param <T> the timer type ({@code Timer})
  */
@@ -68,6 +69,14 @@ public interface StateControl<S, P, T> {
 
     /** A purgatory of such states, built as the builder builds one. */
     P purgatory(String name, T timer, int purgeInterval, boolean reaperEnabled);
+
+    /**
+     * Offers {@code state} to {@code purgatory}, watching {@code keys}: the purgatory's
+     * {@code tryCompleteElseWatch}, which takes {@code DelayedOperation}s only.
+     *
+     * @return true if the operation was answered during this call
+     */
+    boolean offer(P purgatory, S state, Collection<?> keys);
 
     /** The key's pending operations, taken off the purgatory and the timer without completing them. */
     List<S> withdraw(P purgatory, Object key);

@@ -1,5 +1,7 @@
 package io.purgatory.timer;
 
+import io.purgatory.internal.TimerNode;
+import io.purgatory.internal.TimerNodes;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.jspecify.annotations.Nullable;
 
@@ -8,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * one per stripe, each on a cache line of its own, a thread pushing onto the stripe of its id. Threads
  * that add at once then push onto different heads (one head for all made two adding threads spend
  * two thirds of their time failing compare-and-sets on it), while the reaper takes every stripe
- * with one {@code getAndSet} each. Tasks are linked through {@link TimerNode#handoffNext}.
+ * with one {@code getAndSet} each. Tasks are linked through their {@code handoffNext} ({@link TimerNodes#handoffNext(TimerNode)}).
  *
  * <p>Order: a stripe is last-in first-out, so the reaper reverses each stripe it takes; tasks added by
  * one thread come out in the order they were added, as before; tasks of two threads taken in the same
@@ -53,7 +55,7 @@ final class AddStacks {
         TimerNode head;
         do {
             head = heads.get(slot);
-            task.handoffNext = head;
+            TimerNodes.handoffNext(task, head);
         } while (!heads.compareAndSet(slot, head, task));
         return head == null;
     }

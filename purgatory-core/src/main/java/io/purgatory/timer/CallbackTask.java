@@ -1,5 +1,6 @@
 package io.purgatory.timer;
 
+import io.purgatory.internal.TimerNodes;
 import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,14 +49,14 @@ class CallbackTask extends TimerTask implements ScheduledTask {
 
     @Override
     public boolean isDone() {
-        return state() == EXPIRED || isCancelled();
+        return TimerNodes.state(this) == TimerNodes.EXPIRED || isCancelled();
     }
 
     @Override
     public long deadlineMs() {
         TaskHost host = host();
         assert host != null; // a callback's handle is added before it is returned
-        return host.deadlineMsOfTick(dueTick);
+        return host.deadlineMsOfTick(TimerNodes.dueTick(this));
     }
 
     @Override

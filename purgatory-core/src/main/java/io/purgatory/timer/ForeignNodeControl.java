@@ -1,12 +1,14 @@
 package io.purgatory.timer;
 
+import io.purgatory.internal.TimerNode;
+import io.purgatory.internal.TimerNodes;
 import io.purgatory.internal.NodeControl;
 import io.purgatory.internal.NodeOwner;
 import io.purgatory.internal.Secrets;
 
 /**
  * The timer's control of foreign nodes (the purgatory's operations, which are their own expiries):
- * registered in {@link Secrets} when {@link TimerNode} is loaded, so that only code that reaches
+ * registered in {@link Secrets} when {@link TaskHost} (the base of every timer) is loaded, so that only code that reaches
  * into the internal package can add, cancel or read such a node; no method of the node itself does.
  * It adds only nodes that the registered {@link NodeOwner} owns, so a {@link TimerTask} (added by
  * {@link Timer#add}) or a stray subclass of {@link TimerNode} never gets in this way.
@@ -24,29 +26,29 @@ final class ForeignNodeControl implements NodeControl<TimerNode, Timer> {
         if (!(timer instanceof TaskHost host)) {
             throw new IllegalArgumentException("not a timer of this library: " + timer);
         }
-        if (node.queue()) {
+        if (TimerNodes.queue(node)) {
             host.start(node, host.deadlineAfter(delayMs));
         }
     }
 
     @Override
     public boolean cancel(TimerNode node) {
-        return node.cancelNode();
+        return Nodes.cancel(node);
     }
 
     @Override
     public boolean isExpired(TimerNode node) {
-        return node.state() == TimerNode.EXPIRED;
+        return TimerNodes.state(node) == TimerNodes.EXPIRED;
     }
 
     @Override
     public boolean isCancelled(TimerNode node) {
-        return node.state() == TimerNode.CANCELLED;
+        return TimerNodes.state(node) == TimerNodes.CANCELLED;
     }
 
     @Override
     public long deadlineMs(TimerNode node) {
-        TaskHost h = node.state() == TimerNode.NEW ? null : node.hostOf();
-        return h == null ? Long.MAX_VALUE : h.deadlineMsOfTick(node.dueTick);
+        TaskHost h = TimerNodes.state(node) == TimerNodes.NEW ? null : Nodes.hostOf(node);
+        return h == null ? Long.MAX_VALUE : h.deadlineMsOfTick(TimerNodes.dueTick(node));
     }
 }

@@ -1,5 +1,7 @@
 package io.purgatory.timer;
 
+import io.purgatory.internal.TimerNode;
+import io.purgatory.internal.TimerNodes;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.time.Duration;
 import java.util.Map;
@@ -53,10 +55,10 @@ public final class MockTimer extends TaskHost implements Timer {
     @Override
     synchronized void start(TimerNode task, long deadlineMs) {
         if (closed) {
-            task.leaveQueue(TimerNode.CANCELLED);
+            TimerNodes.leaveQueue(task, TimerNodes.CANCELLED);
             throw new IllegalStateException("MockTimer is closed");
         }
-        if (task.leaveQueue(TimerNode.SCHEDULED)) { // else cancelled between claim and here
+        if (TimerNodes.leaveQueue(task, TimerNodes.SCHEDULED)) { // else cancelled between claim and here
             link(task, deadlineMs);
             size++;
         }
@@ -65,24 +67,24 @@ public final class MockTimer extends TaskHost implements Timer {
     @Override
     synchronized void reschedule(TimerNode task, long deadlineMs) {
         if (closed) {
-            task.transition(TimerNode.FIRING, TimerNode.EXPIRED); // what was pending is dropped
+            TimerNodes.transition(task, TimerNodes.FIRING, TimerNodes.EXPIRED); // what was pending is dropped
             return;
         }
-        if (task.transition(TimerNode.FIRING, TimerNode.SCHEDULED)) { // else cancelled during its run
+        if (TimerNodes.transition(task, TimerNodes.FIRING, TimerNodes.SCHEDULED)) { // else cancelled during its run
             link(task, deadlineMs); // still counted in size
         }
     }
 
     @Override
     synchronized void finished(TimerNode task) {
-        if (task.transition(TimerNode.FIRING, TimerNode.EXPIRED) && !closed) {
+        if (TimerNodes.transition(task, TimerNodes.FIRING, TimerNodes.EXPIRED) && !closed) {
             size--;
         }
     }
 
     @GuardedBy("this")
     private void link(TimerNode task, long deadlineMs) {
-        task.dueTick = deadlineMs;
+        TimerNodes.dueTick(task, deadlineMs);
         byDeadline.computeIfAbsent(deadlineMs, d -> new TaskList()).add(task);
     }
 
@@ -137,8 +139,8 @@ public final class MockTimer extends TaskHost implements Timer {
                 if (first.getValue().isEmpty()) {
                     byDeadline.remove(first.getKey());
                 }
-                boolean fired = task.fire();
-                if (!fired || !task.recurs()) {
+                boolean fired = Nodes.fire(task);
+                if (!fired || !Nodes.recurs(task)) {
                     size--; // a recurring task that fired stays pending until cancelled or ended
                 }
                 if (!fired) {
@@ -146,7 +148,7 @@ public final class MockTimer extends TaskHost implements Timer {
                 }
             }
             try {
-                task.runDue();
+                Nodes.runDue(task);
             } catch (RuntimeException | Error e) {
                 synchronized (this) {
                     now = Math.max(now, target); // time has moved; the tasks still due run next call
@@ -181,15 +183,15 @@ public final class MockTimer extends TaskHost implements Timer {
         if (closed) {
             return; // dropped by close()
         }
-        if (previousState == TimerNode.FIRING) {
+        if (previousState == TimerNodes.FIRING) {
             size--; // a recurring task cancelled while out of the map, to run
             return;
         }
-        if (!task.isLinked()) {
+        if (!TimerNodes.isLinked(task)) {
             return; // not linked yet, or already taken by advance(), which counted it
         }
         if (TaskList.unlink(task) != null) {
-            byDeadline.remove(task.dueTick);
+            byDeadline.remove(TimerNodes.dueTick(task));
         }
         size--;
     }

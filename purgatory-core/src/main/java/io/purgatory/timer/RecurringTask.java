@@ -41,11 +41,6 @@ abstract class RecurringTask extends CallbackTask {
     }
 
     @Override
-    final boolean recurs() {
-        return true;
-    }
-
-    @Override
     public final void run() {
         if (isCancelled()) {
             return; // cancelled after the timer took it from the wheel, before it started

@@ -1,5 +1,7 @@
 package io.purgatory.timer;
 
+import io.purgatory.internal.TimerNode;
+import io.purgatory.internal.TimerNodes;
 import org.jspecify.annotations.Nullable;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -247,7 +249,7 @@ public final class SystemTimer extends TaskHost implements Timer {
     @Override
     void start(TimerNode task, long deadlineMs) {
         if (closed.get()) {
-            task.leaveQueue(TimerNode.CANCELLED);
+            TimerNodes.leaveQueue(task, TimerNodes.CANCELLED);
             throw new IllegalStateException("timer " + name + " is closed");
         }
         size.increment();
@@ -257,24 +259,24 @@ public final class SystemTimer extends TaskHost implements Timer {
     @Override
     void reschedule(TimerNode task, long deadlineMs) {
         if (closed.get()) {
-            task.transition(TimerNode.FIRING, TimerNode.EXPIRED); // what was pending is dropped
+            TimerNodes.transition(task, TimerNodes.FIRING, TimerNodes.EXPIRED); // what was pending is dropped
             return;
         }
         if (runsOnReaper && Thread.currentThread() == reaper) {
-            task.dueTick = dueTickOf(deadlineMs);
-            if (task.transition(TimerNode.FIRING, TimerNode.SCHEDULED) && !wheel.add(task)) { // else cancelled during its run
+            TimerNodes.dueTick(task, dueTickOf(deadlineMs));
+            if (TimerNodes.transition(task, TimerNodes.FIRING, TimerNodes.SCHEDULED) && !wheel.add(task)) { // else cancelled during its run
                 expire(task); // due already: it runs in this round's next batch
             }
             return;
         }
-        if (task.transition(TimerNode.FIRING, TimerNode.QUEUED)) { // else cancelled during its run
+        if (TimerNodes.transition(task, TimerNodes.FIRING, TimerNodes.QUEUED)) { // else cancelled during its run
             handOver(task, deadlineMs);
         }
     }
 
     @Override
     void finished(TimerNode task) {
-        if (task.transition(TimerNode.FIRING, TimerNode.EXPIRED)) {
+        if (TimerNodes.transition(task, TimerNodes.FIRING, TimerNodes.EXPIRED)) {
             size.decrement();
         }
     }
@@ -282,7 +284,7 @@ public final class SystemTimer extends TaskHost implements Timer {
     /** Pushes a QUEUED task for the reaper, waking it if the task is due before it would wake. */
     private void handOver(TimerNode task, long deadlineMs) {
         long dueTick = dueTickOf(deadlineMs);
-        task.dueTick = dueTick;
+        TimerNodes.dueTick(task, dueTick);
         if (runsOnReaper && Thread.currentThread() == reaper) {
             link(task); // a task running on the reaper (a recurring one put back): the wheel is this thread's
             return;
@@ -359,7 +361,7 @@ public final class SystemTimer extends TaskHost implements Timer {
     @Override
     void cancelled(TimerNode task, int previousState) {
         size.decrement();
-        if (previousState == TimerNode.SCHEDULED && push(cancelled, task) && sleepsLong(parkUntilTick)) {
+        if (previousState == TimerNodes.SCHEDULED && push(cancelled, task) && sleepsLong(parkUntilTick)) {
             wakeReaper(); // unlink the task now, not when the reaper next wakes
         }
         // a QUEUED task is still on the add stack (or about to be): the reaper drops it when it takes
@@ -376,7 +378,7 @@ public final class SystemTimer extends TaskHost implements Timer {
         TimerNode head;
         do {
             head = stack.get();
-            task.handoffNext = head;
+            TimerNodes.handoffNext(task, head);
         } while (!stack.compareAndSet(head, task));
         return head == null;
     }
@@ -483,9 +485,9 @@ public final class SystemTimer extends TaskHost implements Timer {
         long until = parkUntilTick;
         if (until != AWAKE && !reaperWakeUpPending) {
             for (int stripe = 0; stripe < added.stripes(); stripe++) {
-                for (TimerNode task = added.peek(stripe); task != null; task = task.handoffNext) {
-                    if (task.dueTick < until) {
-                        return "the reaper sleeps until tick " + until + " with " + task + " due at tick " + task.dueTick + " on the add stack";
+                for (TimerNode task = added.peek(stripe); task != null; task = TimerNodes.handoffNext(task)) {
+                    if (TimerNodes.dueTick(task) < until) {
+                        return "the reaper sleeps until tick " + until + " with " + task + " due at tick " + TimerNodes.dueTick(task) + " on the add stack";
                     }
                 }
             }
@@ -504,9 +506,9 @@ public final class SystemTimer extends TaskHost implements Timer {
         TimerNode task = cancelled.getAndSet(null);
         boolean took = task != null;
         while (task != null) {
-            TimerNode next = task.handoffNext;
-            task.handoffNext = null;
-            if (task.isLinked()) {
+            TimerNode next = TimerNodes.handoffNext(task);
+            TimerNodes.handoffNext(task, null);
+            if (TimerNodes.isLinked(task)) {
                 wheel.remove(task);
             }
             task = next;
@@ -535,19 +537,19 @@ public final class SystemTimer extends TaskHost implements Timer {
         // pass, so that the reaper reads each of them once
         TimerNode reversed = null;
         while (stack != null) {
-            TimerNode next = stack.handoffNext;
-            if (stack.state() == TimerNode.CANCELLED) {
-                stack.handoffNext = null;
+            TimerNode next = TimerNodes.handoffNext(stack);
+            if (TimerNodes.state(stack) == TimerNodes.CANCELLED) {
+                TimerNodes.handoffNext(stack, null);
             } else {
-                stack.handoffNext = reversed;
+                TimerNodes.handoffNext(stack, reversed);
                 reversed = stack;
             }
             stack = next;
         }
         boolean fromAnyState = fault == Fault.SCHEDULES_CANCELLED_ADDS;
         while (reversed != null) {
-            TimerNode next = reversed.handoffNext;
-            reversed.handoffNext = null; // before the task becomes SCHEDULED: a canceller may then reuse it
+            TimerNode next = TimerNodes.handoffNext(reversed);
+            TimerNodes.handoffNext(reversed, null); // before the task becomes SCHEDULED: a canceller may then reuse it
             if (fromAnyState) {
                 linkFromAnyState(reversed);
             } else {
@@ -559,7 +561,7 @@ public final class SystemTimer extends TaskHost implements Timer {
 
     /** On the reaper: links a QUEUED task into the wheel, or hands it out if it is due already; a cancelled one is dropped. */
     private void link(TimerNode task) {
-        if (task.leaveQueue(TimerNode.SCHEDULED) && !wheel.add(task)) {
+        if (TimerNodes.leaveQueue(task, TimerNodes.SCHEDULED) && !wheel.add(task)) {
             expire(task);
         }
     }
@@ -569,15 +571,15 @@ public final class SystemTimer extends TaskHost implements Timer {
      * compare-and-set from it replaced by a check and a move from the state found on a second read.
      */
     private void linkFromAnyState(TimerNode task) {
-        if (task.state() != TimerNode.CANCELLED && task.transition(task.state(), TimerNode.SCHEDULED) && !wheel.add(task)) {
+        if (TimerNodes.state(task) != TimerNodes.CANCELLED && TimerNodes.transition(task, TimerNodes.state(task), TimerNodes.SCHEDULED) && !wheel.add(task)) {
             expire(task);
         }
     }
 
     /** On the reaper: hands a due task to the executor (woken once per round, in {@link #reapRound}). */
     private void expire(TimerNode task) {
-        if (task.fire()) {
-            if (!task.recurs()) {
+        if (Nodes.fire(task)) {
+            if (!Nodes.recurs(task)) {
                 size.decrement(); // a recurring task stays pending until it is cancelled or its schedule ends
             }
             if (push(expired, task)) {
@@ -604,8 +606,8 @@ public final class SystemTimer extends TaskHost implements Timer {
         TimerNode reversed = inPushOrder(expired.getAndSet(null)); // due order
         boolean took = reversed != null;
         while (reversed != null) {
-            TimerNode next = reversed.handoffNext;
-            reversed.handoffNext = null;
+            TimerNode next = TimerNodes.handoffNext(reversed);
+            TimerNodes.handoffNext(reversed, null);
             runTask(reversed);
             reversed = next;
         }
@@ -616,8 +618,8 @@ public final class SystemTimer extends TaskHost implements Timer {
     private static @Nullable TimerNode inPushOrder(@Nullable TimerNode stack) {
         TimerNode reversed = null;
         while (stack != null) {
-            TimerNode next = stack.handoffNext;
-            stack.handoffNext = reversed;
+            TimerNode next = TimerNodes.handoffNext(stack);
+            TimerNodes.handoffNext(stack, reversed);
             reversed = stack;
             stack = next;
         }
@@ -626,7 +628,7 @@ public final class SystemTimer extends TaskHost implements Timer {
 
     private void runTask(TimerNode task) {
         try {
-            task.runDue();
+            Nodes.runDue(task);
         } catch (Throwable t) {
             LOG.error("Timer {}: task {} threw", name, task, t);
         }

@@ -1,5 +1,8 @@
 package io.purgatory.timer;
 
+import io.purgatory.internal.Secrets;
+import io.purgatory.internal.TimerNode;
+import io.purgatory.internal.TimerNodes;
 import java.util.Objects;
 
 /**
@@ -11,8 +14,13 @@ import java.util.Objects;
  */
 abstract class TaskHost {
 
+    static {
+        // the control of foreign nodes (operations), for io.purgatory; registered with the first timer class
+        Secrets.registerNodeControl(new ForeignNodeControl());
+    }
+
     /**
-     * Called once, by the thread whose {@link TimerNode#cancelNode()} won, after the task moved from
+     * Called once, by the thread whose {@link Nodes#cancel} won, after the task moved from
      * {@code previousState} (QUEUED, SCHEDULED, or FIRING for a recurring task taken to run) to
      * CANCELLED. Must not block for long.
      */
@@ -38,7 +46,7 @@ abstract class TaskHost {
     abstract long deadlineMsOfTick(long dueTick);
 
     /**
-     * Schedules a task just queued (claimed by {@code TimerTask.claim}, or moved to QUEUED by {@code TimerNode.queue}), to run at {@code deadlineMs},
+     * Schedules a task just queued (claimed by {@code TimerTask.claim}, or moved to QUEUED by {@code TimerNodes.queue}), to run at {@code deadlineMs},
      * and counts it as pending.
      *
      * @throws IllegalStateException if the timer is closed (the task is then cancelled)
@@ -118,7 +126,7 @@ abstract class TaskHost {
         }
         task.claim(this);
         if (first == Schedule.STOP) {
-            task.leaveQueue(TimerNode.EXPIRED); // done before it ever ran
+            TimerNodes.leaveQueue(task, TimerNodes.EXPIRED); // done before it ever ran
             return task;
         }
         task.firstDeadline(first);

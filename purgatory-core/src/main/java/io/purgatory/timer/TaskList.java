@@ -1,5 +1,7 @@
 package io.purgatory.timer;
 
+import io.purgatory.internal.TimerNode;
+import io.purgatory.internal.TimerNodes;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -14,32 +16,21 @@ import org.jspecify.annotations.Nullable;
 class TaskList extends TimerNode {
 
     TaskList() {
-        prev = this;
-        next = this;
-    }
-
-    /** A sentinel is never added to a timer, so never due. */
-    @Override
-    final void runDue() {
-        throw new IllegalStateException("a list's sentinel is never due");
-    }
-
-    @Override
-    final @Nullable TaskHost hostOf() {
-        return null;
+        TimerNodes.prev(this, this);
+        TimerNodes.next(this, this);
     }
 
     final boolean isEmpty() {
-        return next == this;
+        return TimerNodes.next(this) == this;
     }
 
     final void add(TimerNode node) {
-        TimerNode last = prev;
+        TimerNode last = TimerNodes.prev(this);
         assert last != null; // a sentinel's links are never null: it is its own neighbour when empty
-        node.prev = last;
-        node.next = this;
-        last.next = node;
-        prev = node;
+        TimerNodes.prev(node, last);
+        TimerNodes.next(node, this);
+        TimerNodes.next(last, node);
+        TimerNodes.prev(this, node);
     }
 
     /**
@@ -48,13 +39,13 @@ class TaskList extends TimerNode {
      * @return the list the node was in if this left it empty, else null
      */
     static @Nullable TaskList unlink(TimerNode node) {
-        TimerNode p = node.prev;
-        TimerNode n = node.next;
+        TimerNode p = TimerNodes.prev(node);
+        TimerNode n = TimerNodes.next(node);
         assert p != null && n != null : "not in a list: " + node;
-        p.next = n;
-        n.prev = p;
-        node.prev = null;
-        node.next = null;
+        TimerNodes.next(p, n);
+        TimerNodes.prev(n, p);
+        TimerNodes.prev(node, null);
+        TimerNodes.next(node, null);
         return p == n ? (TaskList) p : null; // only a sentinel is its own neighbour: left alone, it is empty
     }
 
@@ -64,16 +55,16 @@ class TaskList extends TimerNode {
      * sentinel; the caller walks them and clears each node's links before it links or drops it.
      */
     final TimerNode detachAll() {
-        TimerNode first = next;
+        TimerNode first = TimerNodes.next(this);
         assert first != null; // a sentinel's links are never null
-        next = this;
-        prev = this;
+        TimerNodes.next(this, this);
+        TimerNodes.prev(this, this);
         return first;
     }
 
     /** Removes and returns the first node, or null if the list is empty. */
     final @Nullable TimerNode poll() {
-        TimerNode first = next;
+        TimerNode first = TimerNodes.next(this);
         if (first == this) {
             return null;
         }

@@ -1,5 +1,7 @@
 package io.purgatory.timer;
 
+import io.purgatory.internal.TimerNode;
+import io.purgatory.internal.TimerNodes;
 import org.jspecify.annotations.Nullable;
 import java.lang.invoke.MethodHandles;
 import java.time.Duration;
@@ -8,8 +10,9 @@ import java.lang.invoke.VarHandle;
 /**
  * A task that runs once when its delay has passed, unless it is cancelled first.
  *
- * <p>A task is its own {@link TimerNode}: the timer links it into its buckets through fields of
- * the task itself, so scheduling allocates nothing per task. A task can therefore be added to one
+ * <p>A task is its own node in the timer's wheel: the timer links it into its buckets through fields of
+ * the task itself (inherited from {@code io.purgatory.internal.TimerNode}, which has nothing a
+ * subclass can call or override), so scheduling allocates nothing per task. A task can therefore be added to one
  * timer, once. Its life cycle is the node's (NEW, queued, SCHEDULED, then EXPIRED or CANCELLED);
  * when it expires the timer calls {@link #run()}. Adding it is one compare-and-set, on {@code host}
  * (the timer claims it; its state stays NEW, which with a host means queued, until the timer takes
@@ -18,7 +21,7 @@ import java.lang.invoke.VarHandle;
  *
  * <h2>Thread-safety</h2>
  * {@link #cancel()} and {@link #isCancelled()} may be called from any thread; the rest is the
- * node's (see {@link TimerNode}). {@code delayMs} is final; {@code host} is volatile, set once by
+ * node's. {@code delayMs} is final; {@code host} is volatile, set once by
  * compare-and-set (to the timer, or to {@link #CANCELLED_BEFORE_ADD}).
  */
 public abstract class TimerTask extends TimerNode implements Runnable {
@@ -80,16 +83,16 @@ public abstract class TimerTask extends TimerNode implements Runnable {
      *     later runs never happen)
      */
     public boolean cancel() {
-        if (host == null && state() == NEW) { // never added: claim it, so that no timer can
+        if (host == null && TimerNodes.state(this) == TimerNodes.NEW) { // never added: claim it, so that no timer can
             if (HOST.compareAndSet(this, null, CANCELLED_BEFORE_ADD)) {
-                transition(NEW, CANCELLED);
+                TimerNodes.transition(this, TimerNodes.NEW, TimerNodes.CANCELLED);
                 return true;
             }
         }
         if (host == CANCELLED_BEFORE_ADD) {
             return false; // another cancel claimed it first
         }
-        return cancelNode(); // claimed by a timer: queued, scheduled, firing, or done
+        return Nodes.cancel(this); // claimed by a timer: queued, scheduled, firing, or done
     }
 
     /**
@@ -98,7 +101,7 @@ public abstract class TimerTask extends TimerNode implements Runnable {
      * @return whether the task was cancelled
      */
     public final boolean isCancelled() {
-        return state() == CANCELLED || host == CANCELLED_BEFORE_ADD;
+        return TimerNodes.state(this) == TimerNodes.CANCELLED || host == CANCELLED_BEFORE_ADD;
     }
 
     /**
@@ -118,7 +121,7 @@ public abstract class TimerTask extends TimerNode implements Runnable {
         return true;
     }
 
-    @Override
+    /** Whether this NEW task was claimed by a timer, so is queued (its state stays NEW until the timer takes it). */
     final boolean claimedWhileNew() {
         return host instanceof TaskHost;
     }
@@ -126,16 +129,5 @@ public abstract class TimerTask extends TimerNode implements Runnable {
     /** The timer this task was added to, or null before it was added. */
     final @Nullable TaskHost host() {
         return host instanceof TaskHost h ? h : null;
-    }
-
-    @Override
-    final @Nullable TaskHost hostOf() {
-        return host();
-    }
-
-    /** Runs the task: a timer's call ({@link #run()} is the task's own entry point). */
-    @Override
-    final void runDue() {
-        run();
     }
 }

@@ -1,5 +1,7 @@
 package io.purgatory.timer;
 
+import io.purgatory.internal.TimerNode;
+import io.purgatory.internal.TimerNodes;
 import org.jspecify.annotations.Nullable;
 import java.util.Arrays;
 import java.util.function.Consumer;
@@ -71,7 +73,7 @@ final class TimingWheel {
      * @return false, linking nothing, if the task is already due ({@code dueTick <= currentTick})
      */
     boolean add(TimerNode task) {
-        long due = task.dueTick;
+        long due = TimerNodes.dueTick(task);
         if (due <= currentTick) {
             return false;
         }
@@ -81,7 +83,7 @@ final class TimingWheel {
                 long round = level.round(due);
                 Bucket bucket = level.buckets[index(round)];
                 if (bucket.isEmpty()) {
-                    bucket.dueTick = level.start(due);
+                    TimerNodes.dueTick(bucket, level.start(due));
                     level.setOccupied(bucket.index);
                 }
                 bucket.add(task);
@@ -105,10 +107,10 @@ final class TimingWheel {
     void advance(long nowTick, Consumer<TimerNode> expired) {
         while (true) {
             Bucket bucket = earliestBucket();
-            if (bucket == null || bucket.dueTick > nowTick) {
+            if (bucket == null || TimerNodes.dueTick(bucket) > nowTick) {
                 break;
             }
-            setCurrentTick(bucket.dueTick);
+            setCurrentTick(TimerNodes.dueTick(bucket));
             bucket.level.clearOccupied(bucket.index);
             // the bucket is emptied at once and its chain walked: each node gets two null stores (which
             // the GC's write barrier skips) instead of an unlink's two stores into its neighbours; a
@@ -116,10 +118,10 @@ final class TimingWheel {
             TimerNode task = bucket.detachAll();
             while (task != bucket) {
                 assert task != null; // the chain ends at the sentinel
-                TimerNode next = task.next;
-                task.prev = null;
-                task.next = null;
-                if (task.state() != TimerNode.CANCELLED && !add(task)) { // a cancelled one is queued for remove(): unlinked already
+                TimerNode next = TimerNodes.next(task);
+                TimerNodes.prev(task, null);
+                TimerNodes.next(task, null);
+                if (TimerNodes.state(task) != TimerNodes.CANCELLED && !add(task)) { // a cancelled one is queued for remove(): unlinked already
                     expired.accept(task);
                 }
                 task = next;
@@ -133,14 +135,14 @@ final class TimingWheel {
     /** The due tick of the earliest non-empty bucket, or {@link Long#MAX_VALUE} if there is none. */
     long nextDueTick() {
         Bucket bucket = earliestBucket();
-        return bucket == null ? Long.MAX_VALUE : bucket.dueTick;
+        return bucket == null ? Long.MAX_VALUE : TimerNodes.dueTick(bucket);
     }
 
     private @Nullable Bucket earliestBucket() {
         Bucket earliest = null;
         for (int i = 0; i < levelCount; i++) {
             Bucket b = levels[i].firstOccupied();
-            if (b != null && (earliest == null || b.dueTick < earliest.dueTick)) {
+            if (b != null && (earliest == null || TimerNodes.dueTick(b) < TimerNodes.dueTick(earliest))) {
                 earliest = b;
             }
         }

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.purgatory.internal.TimerNode;
+import io.purgatory.internal.TimerNodes;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -50,8 +52,8 @@ class AddStacksTest {
         assertSame(second, stacks.peek(mine));
         TimerNode taken = stacks.take(mine);
         assertSame(second, taken);
-        assertSame(first, taken.handoffNext);
-        assertNull(first.handoffNext);
+        assertSame(first, TimerNodes.handoffNext(taken));
+        assertNull(TimerNodes.handoffNext(first));
         assertTrue(stacks.isEmpty());
         assertNull(stacks.take(mine));
     }
@@ -87,7 +89,7 @@ class AddStacksTest {
             if (node != null) {
                 used.add(stripe);
             }
-            for (; node != null; node = node.handoffNext) {
+            for (; node != null; node = TimerNodes.handoffNext(node)) {
                 count++;
             }
         }

@@ -1,5 +1,7 @@
 package io.purgatory.timer;
 
+import io.purgatory.internal.TimerNode;
+import io.purgatory.internal.TimerNodes;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -55,13 +57,13 @@ public final class BrokenMockTimer extends TaskHost implements Timer {
         TaskList bucket;
         synchronized (this) {
             if (closed) {
-                task.leaveQueue(TimerNode.CANCELLED);
+                TimerNodes.leaveQueue(task, TimerNodes.CANCELLED);
                 throw new IllegalStateException("MockTimer is closed");
             }
-            if (!task.leaveQueue(TimerNode.SCHEDULED)) {
+            if (!TimerNodes.leaveQueue(task, TimerNodes.SCHEDULED)) {
                 return;
             }
-            task.dueTick = deadlineMs;
+            TimerNodes.dueTick(task, deadlineMs);
             bucket = byDeadline.computeIfAbsent(deadlineMs, d -> new TaskList());
             size++;
             if (bug != Bug.LINKS_OUTSIDE_MONITOR) {
@@ -75,18 +77,18 @@ public final class BrokenMockTimer extends TaskHost implements Timer {
     @Override
     synchronized void reschedule(TimerNode task, long deadlineMs) {
         if (closed) {
-            task.transition(TimerNode.FIRING, TimerNode.EXPIRED);
+            TimerNodes.transition(task, TimerNodes.FIRING, TimerNodes.EXPIRED);
             return;
         }
-        if (task.transition(TimerNode.FIRING, TimerNode.SCHEDULED)) {
-            task.dueTick = deadlineMs;
+        if (TimerNodes.transition(task, TimerNodes.FIRING, TimerNodes.SCHEDULED)) {
+            TimerNodes.dueTick(task, deadlineMs);
             byDeadline.computeIfAbsent(deadlineMs, d -> new TaskList()).add(task);
         }
     }
 
     @Override
     synchronized void finished(TimerNode task) {
-        if (task.transition(TimerNode.FIRING, TimerNode.EXPIRED) && !closed) {
+        if (TimerNodes.transition(task, TimerNodes.FIRING, TimerNodes.EXPIRED) && !closed) {
             size--;
         }
     }
@@ -120,15 +122,15 @@ public final class BrokenMockTimer extends TaskHost implements Timer {
                 if (first.getValue().isEmpty()) {
                     byDeadline.remove(first.getKey());
                 }
-                boolean fired = bug == Bug.RUNS_WITHOUT_CLAIM ? task.state() != TimerNode.CANCELLED : task.fire();
-                if (!fired || !task.recurs()) {
+                boolean fired = bug == Bug.RUNS_WITHOUT_CLAIM ? TimerNodes.state(task) != TimerNodes.CANCELLED : Nodes.fire(task);
+                if (!fired || !Nodes.recurs(task)) {
                     size--;
                 }
                 if (!fired) {
                     continue;
                 }
             }
-            task.runDue(); // with RUNS_WITHOUT_CLAIM, a cancel may have won since the check above
+            Nodes.runDue(task); // with RUNS_WITHOUT_CLAIM, a cancel may have won since the check above
         }
     }
 
@@ -149,15 +151,15 @@ public final class BrokenMockTimer extends TaskHost implements Timer {
         if (closed) {
             return;
         }
-        if (previousState == TimerNode.FIRING) {
+        if (previousState == TimerNodes.FIRING) {
             size--;
             return;
         }
-        if (!task.isLinked()) {
+        if (!TimerNodes.isLinked(task)) {
             return;
         }
         if (TaskList.unlink(task) != null) {
-            byDeadline.remove(task.dueTick);
+            byDeadline.remove(TimerNodes.dueTick(task));
         }
         size--;
     }

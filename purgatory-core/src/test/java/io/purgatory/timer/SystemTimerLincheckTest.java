@@ -4,6 +4,7 @@ import static io.purgatory.timer.ModelChecking.assertCaught;
 import static io.purgatory.timer.ModelChecking.options;
 import static io.purgatory.timer.ModelChecking.scenario;
 
+import io.purgatory.internal.TimerNodes;
 import io.purgatory.timer.MockTimerLincheckTest.Counted;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -178,7 +179,7 @@ class SystemTimerLincheckTest {
         private int pending() {
             int pending = 0;
             for (int i = 0; i < tasks.length; i++) {
-                if (added.get(i) == 1 && !tasks[i].isCancelled() && tasks[i].state() != TimerTask.EXPIRED) {
+                if (added.get(i) == 1 && !tasks[i].isCancelled() && TimerNodes.state(tasks[i]) != TimerNodes.EXPIRED) {
                     pending++;
                 }
             }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.purgatory.internal.TimerNodes;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -56,8 +57,8 @@ class TimingWheelTest {
 
         assertFalse(wheel.add(dueNow));
         assertFalse(wheel.add(duePast));
-        assertFalse(dueNow.isLinked());
-        assertFalse(duePast.isLinked());
+        assertFalse(TimerNodes.isLinked(dueNow));
+        assertFalse(TimerNodes.isLinked(duePast));
         assertEquals(Long.MAX_VALUE, wheel.nextDueTick());
     }
 
@@ -136,7 +137,7 @@ class TimingWheelTest {
 
         wheel.remove(early);
 
-        assertFalse(early.isLinked());
+        assertFalse(TimerNodes.isLinked(early));
         assertEquals(300, wheel.nextDueTick(), "the start of the level-1 bucket [300, 320)");
         assertEquals(List.of(late), advance(wheel, 1_000));
     }
@@ -153,7 +154,7 @@ class TimingWheelTest {
         assertTrue(cancelled.cancel());
 
         assertEquals(List.of(kept), advance(wheel, 30));
-        assertFalse(cancelled.isLinked());
+        assertFalse(TimerNodes.isLinked(cancelled));
         assertEquals(Long.MAX_VALUE, wheel.nextDueTick());
     }
 
@@ -208,7 +209,7 @@ class TimingWheelTest {
         for (int i = 0; i < offsets.length; i++) {
             Task task = new Task(i, start + offsets[i]);
             assertTrue(wheel.add(task));
-            byDue.computeIfAbsent(task.dueTick, d -> new ArrayList<>()).add(task);
+            byDue.computeIfAbsent(TimerNodes.dueTick(task), d -> new ArrayList<>()).add(task);
         }
 
         for (Map.Entry<Long, List<Task>> due : byDue.entrySet()) {
@@ -409,7 +410,7 @@ class TimingWheelTest {
                 if (task != null) {
                     wheel.remove(task);
                     forget(task);
-                    assertFalse(task.isLinked(), "remove() must unlink the task");
+                    assertFalse(TimerNodes.isLinked(task), "remove() must unlink the task");
                 }
             } else if (step instanceof Cancel c) {
                 Task task = pick(c.pick());
@@ -420,7 +421,7 @@ class TimingWheelTest {
                 }
             } else if (step instanceof TakeCancellations) {
                 for (Task task : cancelledMaybeLinked) {
-                    if (task.isLinked()) {
+                    if (TimerNodes.isLinked(task)) {
                         wheel.remove(task);
                     }
                 }
@@ -446,9 +447,9 @@ class TimingWheelTest {
             assertEquals(due > current, linked, () -> "add(" + due + ") at tick " + current + trace());
             if (linked) {
                 pending.computeIfAbsent(due, d -> new ArrayList<>()).add(task);
-                assertTrue(task.isLinked(), "a linked task has a list");
+                assertTrue(TimerNodes.isLinked(task), "a linked task has a list");
             } else {
-                assertFalse(task.isLinked(), () -> "a refused task must not be linked" + trace());
+                assertFalse(TimerNodes.isLinked(task), () -> "a refused task must not be linked" + trace());
             }
         }
 
@@ -458,10 +459,10 @@ class TimingWheelTest {
         }
 
         void forget(Task task) {
-            List<Task> atDue = pending.get(task.dueTick);
+            List<Task> atDue = pending.get(TimerNodes.dueTick(task));
             assertTrue(atDue.remove(task));
             if (atDue.isEmpty()) {
-                pending.remove(task.dueTick);
+                pending.remove(TimerNodes.dueTick(task));
             }
             gone.add(task);
         }
@@ -469,16 +470,16 @@ class TimingWheelTest {
         List<Task> advanceAndCheck(long target) {
             List<Task> handedOut = new ArrayList<>();
             wheel.advance(target, task -> {
-                assertFalse(task.isLinked(), () -> "handed out while still linked: " + task + trace());
+                assertFalse(TimerNodes.isLinked(task), () -> "handed out while still linked: " + task + trace());
                 handedOut.add((Task) task);
             });
             for (Task task : handedOut) {
                 assertFalse(gone.contains(task), () -> "handed out twice, or after remove/cancel: " + task + trace());
-                assertTrue(task.dueTick <= target,
+                assertTrue(TimerNodes.dueTick(task) <= target,
                         () -> "handed out early: " + task + " at advance(" + target + ")" + trace());
-                assertTrue(task.dueTick >= lastHandedOutDue,
+                assertTrue(TimerNodes.dueTick(task) >= lastHandedOutDue,
                         () -> "out of due order: " + task + " after due " + lastHandedOutDue + trace());
-                lastHandedOutDue = task.dueTick;
+                lastHandedOutDue = TimerNodes.dueTick(task);
                 forget(task);
             }
             // everything the model holds due by the target must have come out
@@ -495,11 +496,11 @@ class TimingWheelTest {
             lastLevelCount = levels;
             for (List<Task> tasks : pending.values()) {
                 for (Task task : tasks) {
-                    assertTrue(task.isLinked(), () -> "pending task unlinked: " + task + trace());
+                    assertTrue(TimerNodes.isLinked(task), () -> "pending task unlinked: " + task + trace());
                 }
             }
-            OptionalLong earliestCancelled = cancelledMaybeLinked.stream().filter(t -> t.isLinked())
-                    .mapToLong(t -> t.dueTick).min();
+            OptionalLong earliestCancelled = cancelledMaybeLinked.stream().filter(t -> TimerNodes.isLinked(t))
+                    .mapToLong(TimerNodes::dueTick).min();
             long earliestLinked = Math.min(pending.isEmpty() ? Long.MAX_VALUE : pending.firstKey(),
                     earliestCancelled.orElse(Long.MAX_VALUE));
             long next = wheel.nextDueTick();
@@ -549,7 +550,7 @@ class TimingWheelTest {
     }
 
     private static List<Long> dueTicks(List<Task> tasks) {
-        return tasks.stream().map(t -> t.dueTick).toList();
+        return tasks.stream().map(TimerNodes::dueTick).toList();
     }
 
     /**
@@ -589,7 +590,7 @@ class TimingWheelTest {
         Task(int id, long dueTick) {
             super(0);
             this.id = id;
-            this.dueTick = dueTick;
+            TimerNodes.dueTick(this, dueTick);
         }
 
         @Override
@@ -599,7 +600,7 @@ class TimingWheelTest {
 
         @Override
         public String toString() {
-            return "Task#" + id + "@" + dueTick;
+            return "Task#" + id + "@" + TimerNodes.dueTick(this);
         }
     }
 }

@@ -2,11 +2,13 @@ package io.purgatory.kafka;
 
 import io.purgatory.Completion;
 import io.purgatory.DelayedOperationPurgatory;
-import io.purgatory.OperationState;
 import io.purgatory.internal.ForeignOperations;
+import io.purgatory.internal.OperationState;
 import io.purgatory.internal.Secrets;
 import io.purgatory.internal.StateControl;
 import io.purgatory.timer.Timer;
+import java.lang.invoke.MethodHandles;
+import java.util.Collection;
 import java.util.List;
 
 /**
@@ -32,18 +34,23 @@ import java.util.List;
  * {@code ReentrantLock} view of it (the {@code purgatoryLock...} methods), so a Kafka operation
  * carries one lock, and each try takes it once without leaving the operation.
  *
- * <p>Thread-safety: that of {@link OperationState}; the node is scheduled and cancelled through its
+ * <p>Thread-safety: that of the core's {@link OperationState}; the node is scheduled and cancelled through its
  * timer, from any thread.
  */
 public abstract class KafkaTaskState extends OperationState {
 
-    private static final StateControl<KafkaTaskState, DelayedOperationPurgatory<? extends KafkaTaskState>, Timer> STATE =
-            Secrets.stateControl();
+    private static final StateControl<KafkaTaskState, DelayedOperationPurgatory<?>, Timer> STATE;
 
     /** The task whose expiry this thread is running, so that its completion counts as expired. */
     private static final ThreadLocal<KafkaTaskState> EXPIRING = new ThreadLocal<>();
 
     static {
+        try { // the core registers the operation state's controls when its purgatory class is loaded
+            MethodHandles.lookup().ensureInitialized(DelayedOperationPurgatory.class);
+        } catch (IllegalAccessException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+        STATE = Secrets.stateControl();
         Secrets.registerForeignOperations(new Hooks());
     }
 
@@ -159,15 +166,23 @@ public abstract class KafkaTaskState extends OperationState {
     }
 
     /** A core purgatory of Kafka operations, for Kafka's {@code DelayedOperationPurgatory}. */
-    @SuppressWarnings("unchecked") // the purgatory is built for states, and Kafka's hands it T only
-    protected static <T extends KafkaTaskState> DelayedOperationPurgatory<T> purgatoryOfKafka(
-            String name, Timer timer, int purgeInterval, boolean reaperEnabled) {
-        return (DelayedOperationPurgatory<T>) STATE.purgatory(name, timer, purgeInterval, reaperEnabled);
+    protected static DelayedOperationPurgatory<?> purgatoryOfKafka(String name, Timer timer, int purgeInterval, boolean reaperEnabled) {
+        return STATE.purgatory(name, timer, purgeInterval, reaperEnabled);
+    }
+
+    /**
+     * Offers {@code operation} to a core purgatory of Kafka operations, watching {@code keys}: the
+     * purgatory's {@code tryCompleteElseWatch}, which takes the core's {@code DelayedOperation}s only.
+     *
+     * @return true if the operation completed in this call
+     */
+    protected static boolean purgatoryOffer(DelayedOperationPurgatory<?> purgatory, KafkaTaskState operation, Collection<?> keys) {
+        return STATE.offer(purgatory, operation, keys);
     }
 
     /** Kafka's {@code cancelForKey}: the key's pending operations, off the purgatory and not completed. */
     @SuppressWarnings("unchecked") // the key's operations were offered to a purgatory of T
-    protected static <T extends KafkaTaskState> List<T> purgatoryWithdraw(DelayedOperationPurgatory<T> purgatory, Object key) {
+    protected static <T extends KafkaTaskState> List<T> purgatoryWithdraw(DelayedOperationPurgatory<?> purgatory, Object key) {
         return (List<T>) STATE.withdraw(purgatory, key);
     }
 

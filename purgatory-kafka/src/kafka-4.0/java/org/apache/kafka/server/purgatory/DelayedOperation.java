@@ -189,13 +189,18 @@ public abstract class DelayedOperation extends TimerTask {
     }
 
     /** A core purgatory of Kafka operations, for {@link DelayedOperationPurgatory}. */
-    static <T extends DelayedOperation> io.purgatory.DelayedOperationPurgatory<T> corePurgatory(
+    static io.purgatory.DelayedOperationPurgatory<?> corePurgatory(
             String name, io.purgatory.timer.Timer timer, int purgeInterval, boolean reaperEnabled) {
         return purgatoryOfKafka(name, timer, purgeInterval, reaperEnabled);
     }
 
+    /** Kafka's tryCompleteElseWatch on a core purgatory: offers the operation, watching the keys. */
+    static boolean coreOffer(io.purgatory.DelayedOperationPurgatory<?> purgatory, DelayedOperation operation, List<? extends DelayedOperationKey> keys) {
+        return purgatoryOffer(purgatory, operation, keys);
+    }
+
     /** Kafka's cancelForKey on a core purgatory: the key's pending operations, off the purgatory, not completed. */
-    static <T extends DelayedOperation> List<T> withdraw(io.purgatory.DelayedOperationPurgatory<T> purgatory, DelayedOperationKey key) {
+    static <T extends DelayedOperation> List<T> withdraw(io.purgatory.DelayedOperationPurgatory<?> purgatory, DelayedOperationKey key) {
         return purgatoryWithdraw(purgatory, key);
     }
 }

@@ -53,7 +53,7 @@ public class DelayedOperationPurgatory<T extends DelayedOperation> {
     private final boolean timerEnabled;
     /** Whether expiry is core's, on the wheel of the module's SystemTimer; otherwise the timer runs the operation. */
     private final boolean coreExpiry;
-    private final io.purgatory.DelayedOperationPurgatory<T> core;
+    private final io.purgatory.DelayedOperationPurgatory<?> core;
     private final KafkaMetricsGroup metricsGroup = new KafkaMetricsGroup("kafka.server", "DelayedOperationPurgatory");
     private final Map<String, String> metricsTags;
     /** Drives a foreign timer, as Kafka's ExpirationReaper does; null when the timer drives itself or the reaper is off. */
@@ -120,7 +120,7 @@ public class DelayedOperationPurgatory<T extends DelayedOperation> {
         if (watchKeys.isEmpty()) {
             throw new IllegalArgumentException("Purgatory " + purgatoryName + ": an operation needs at least one watch key");
         }
-        if (core.tryCompleteElseWatch(operation, watchKeys)) {
+        if (DelayedOperation.coreOffer(core, operation, watchKeys)) {
             return true;
         }
         if (timerEnabled && !coreExpiry && !operation.isCompleted()) {
