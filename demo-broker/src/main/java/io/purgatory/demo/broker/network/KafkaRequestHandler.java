@@ -59,7 +59,8 @@ import org.slf4j.LoggerFactory;
  * connection looks again every {@value #BUDGET_RECHECK_MS} ms (as Kafka's poll loop does).
  *
  * <p>Fairness by cost, as Kafka's request quotas: the CPU time each request takes on a handler
- * thread is charged to this connection's {@link RequestTimeQuota.Client}; past its fair share the response
+ * thread, and the event loop's CPU time writing its response, are charged to this connection's
+ * {@link RequestTimeQuota.Client}; past its fair share the response
  * carries the throttle time in {@code throttle_time_ms} and the connection is muted for that long (its
  * next request waits here, as Kafka mutes a throttled channel). The pool runs the requests of
  * connections that used less handler time first.
@@ -138,7 +139,7 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
-        this.responses = new ResponseQueue(ctx.channel(), maxResponseBytes, budget);
+        this.responses = new ResponseQueue(ctx.channel(), maxResponseBytes, budget, ThrottlingResponder.THREAD_CPU, client::recordNetwork);
     }
 
     @Override
@@ -342,7 +343,7 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
             boolean handled = false;
             ApiKeys api = request.header().apiKey();
             ThrottlingResponder responder = new ThrottlingResponder(new CountingResponder(api, request.slot(), stats), client,
-                    ThrottlingResponder.HANDLER_CPU);
+                    ThrottlingResponder.THREAD_CPU);
             try {
                 handled = handle(request, responder);
             } catch (Error e) { // not the client's fault, nor a bad frame: logged as what it is, and the connection closes

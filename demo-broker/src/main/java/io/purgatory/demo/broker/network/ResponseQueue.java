@@ -13,6 +13,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
 import org.apache.kafka.common.protocol.ObjectSerializationCache;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.RequestHeader;
@@ -40,6 +42,12 @@ import org.slf4j.LoggerFactory;
  * ({@link MemoryBudget.Kind#IN_FLIGHT}) from when its slot is filled until it is written (the write
  * completes or fails) or dropped with the connection.
  *
+ * <p>Cost: the CPU time the event loop spends writing and flushing responses (copying them to the
+ * socket's buffer and the kernel's send, which on loopback includes the receiving side's) is told to
+ * the connection's client ({@link RequestTimeQuota.Client#recordNetwork}), as Kafka counts its
+ * network threads' time in a client's request quota. What a later flush writes, when the socket
+ * could not take a response at once, is written by Netty when the socket has room and is not counted.
+ *
  * <p>A response that cannot be built or serialized ({@link Slot#fail}) or written closes the
  * connection once the responses before it are written: a slot is never left empty while later ones
  * wait behind it.
@@ -57,6 +65,8 @@ public final class ResponseQueue {
     private final Channel channel;
     private final int maxResponseBytes;
     private final MemoryBudget budget;
+    private final LongSupplier cpuClock;
+    private final LongConsumer writeTime;
     private final ArrayDeque<Slot> slots = new ArrayDeque<>(); // event loop only
     private ChannelFuture lastWrite; // event loop only
     private boolean closing; // event loop only
@@ -64,14 +74,22 @@ public final class ResponseQueue {
 
     /** @param maxResponseBytes a larger response is not serialized: its slot {@link Slot#fail fails} */
     ResponseQueue(Channel channel, int maxResponseBytes) {
-        this(channel, maxResponseBytes, MemoryBudget.unbounded());
+        this(channel, maxResponseBytes, MemoryBudget.unbounded(), () -> 0, nanos -> { });
     }
 
-    /** As above, responses counted in {@code budget} until written. */
-    ResponseQueue(Channel channel, int maxResponseBytes, MemoryBudget budget) {
+    /**
+     * As above, responses counted in {@code budget} until written, and the time spent writing them
+     * told to {@code writeTime}.
+     *
+     * @param cpuClock the CPU time of the current thread, in nanoseconds ({@link ThrottlingResponder#THREAD_CPU})
+     * @param writeTime takes the event loop's CPU time of each write, in nanoseconds; on the event loop
+     */
+    ResponseQueue(Channel channel, int maxResponseBytes, MemoryBudget budget, LongSupplier cpuClock, LongConsumer writeTime) {
         this.channel = channel;
         this.maxResponseBytes = maxResponseBytes;
         this.budget = budget;
+        this.cpuClock = cpuClock;
+        this.writeTime = writeTime;
     }
 
     /** Reserves the next response slot; on the event loop. */
@@ -149,11 +167,12 @@ public final class ResponseQueue {
 
     /**
      * Writes the responses of the filled slots at the head of the queue, in order, and flushes; the
-     * one place responses are written. On the event loop.
+     * one place responses are written; tells the CPU time it took to {@code writeTime}. On the event loop.
      *
      * @return whether any slot left the queue (so more requests may be handled)
      */
     boolean writeReady() {
+        long start = cpuClock.getAsLong();
         boolean wrote = false;
         boolean dequeued = false;
         boolean failed = false;
@@ -170,6 +189,7 @@ public final class ResponseQueue {
         }
         if (wrote) {
             channel.flush();
+            writeTime.accept(cpuClock.getAsLong() - start);
         }
         if (failed) {
             abandon(); // the slots behind it get no response: their parked produces leave the purgatory now

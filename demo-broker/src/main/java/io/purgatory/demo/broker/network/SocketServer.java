@@ -6,6 +6,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
@@ -55,6 +56,13 @@ public final class SocketServer {
     public static final long WARNING_PERIOD_MS = 10_000;
     private static final Logger LOG = LoggerFactory.getLogger(SocketServer.class);
     private static final long CLOSE_TIMEOUT_MS = 10_000;
+    /**
+     * Responses written but not yet taken by the socket, per connection: above the high mark the
+     * connection is unwritable, and hands no request to the handlers nor reads its socket until they
+     * drop below the low mark ({@link KafkaRequestHandler}). Netty's defaults, stated.
+     */
+    private static final WriteBufferWaterMark UNWRITTEN_RESPONSES = new WriteBufferWaterMark(32 * 1024, 64 * 1024);
+
     /** How long stopping waits for each event loop group (they run no request, so they stop within their 1 s quiet period). */
     private static final long EVENT_LOOP_STOP_MS = 5_000;
 
@@ -87,6 +95,7 @@ public final class SocketServer {
                     .channel(NioServerSocketChannel.class)
                     .handler(new AcceptErrorHandler(new ThrottledWarning(LOG::warn, WARNING_PERIOD_MS, System::nanoTime)))
                     .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, UNWRITTEN_RESPONSES)
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel channel) {

@@ -54,9 +54,38 @@ class ThrottlingResponderTest {
         advance(600);
         responder.send(response());
         assertEquals(200, sent.get(0).throttleTimeMs(), "(600 - 500) / 500 of a 1 s window");
-        advance(50);
-        assertEquals(150, responder.handled(), "the handler, done after the response, mutes for what is left");
+        assertEquals(200, responder.handled(), "no more handler time: the throttle the response carried");
         assertEquals(TimeUnit.MILLISECONDS.toNanos(600), client.rateNanos(), "charged once");
+    }
+
+    @Test
+    void theHandlerTimeAfterTheThrottleIsSetSerializingTheResponseIsChargedWhenTheHandlerIsDone() {
+        Responder serializing = new Responder() { // the connection's slot serializes the response on the handler thread
+            @Override
+            public void send(AbstractResponse response) {
+                sent.add(response);
+                advance(100);
+            }
+
+            @Override
+            public void noResponse() {
+            }
+
+            @Override
+            public void fail(RuntimeException cause) {
+            }
+
+            @Override
+            public void awaits(Runnable completeNow) {
+            }
+        };
+        ThrottlingResponder responder = new ThrottlingResponder(serializing, client, now::get);
+        advance(500);
+        responder.send(response());
+        assertEquals(0, sent.get(0).throttleTimeMs(), "its share exactly, when the throttle was set");
+
+        assertEquals(200, responder.handled(), "(600 - 500) / 500 of a 1 s window: the connection is muted for the serialization too");
+        assertEquals(TimeUnit.MILLISECONDS.toNanos(600), client.rateNanos());
     }
 
     @Test
