@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * pipeline of {@link ConnectionStatsHandler}, an idle timer, the length-prefixed framing and a
  * {@link KafkaRequestHandler}, which hands requests to the {@link RequestHandlerPool} in front of
  * {@link KafkaApis}. Its event loops are Kafka's network threads: they never run a request. Every
- * connection is one client of a {@link RequestTimeQuota}, which shares the handlers' time fairly.
+ * connection has a {@link ConnectionQuota}: a fair share of the handlers' time and of the link's.
  *
  * <p>Frames are a 4-byte big-endian length and a request; a negative length or one above
  * {@link BrokerConfig#maxFrameBytes()} closes that connection. Past
@@ -88,7 +88,11 @@ public final class SocketServer {
         ConnectionStatsHandler statsHandler = new ConnectionStatsHandler(stats);
         // the handlers' CPU time to share: one core is left for the network threads, the followers and the collector
         int sharedHandlers = Math.max(1, Math.min(config.requestHandlers(), Runtime.getRuntime().availableProcessors() - 1));
-        RequestTimeQuota quota = new RequestTimeQuota(sharedHandlers, config.get(BrokerSettings.REQUEST_QUOTA_WINDOW_MS), System::nanoTime);
+        int quotaWindowMs = config.get(BrokerSettings.REQUEST_QUOTA_WINDOW_MS);
+        RequestTimeQuota handlersTime = new RequestTimeQuota(sharedHandlers, quotaWindowMs, System::nanoTime);
+        RequestTimeQuota linkIn = new RequestTimeQuota(1, quotaWindowMs, System::nanoTime);
+        RequestTimeQuota linkOut = new RequestTimeQuota(1, quotaWindowMs, System::nanoTime);
+        long linkBytesPerSecond = config.get(BrokerSettings.NETWORK_BYTES_PER_SECOND);
         try {
             this.serverChannel = new ServerBootstrap()
                     .group(acceptors, workers)
@@ -114,7 +118,9 @@ public final class SocketServer {
                                     .addLast("frames", new LengthFieldBasedFrameDecoder(config.maxFrameBytes(), 0, 4, 0, 4))
                                     .addLast("length", new LengthFieldPrepender(4))
                                     .addLast("requests", new KafkaRequestHandler(apis, stats, config.maxInFlightPerConnection(),
-                                            config.maxResponseBytes(), requestHandlers, quota, budget));
+                                            config.maxResponseBytes(), requestHandlers,
+                                            new ConnectionQuota(handlersTime.newClient(), linkIn.newClient(), linkOut.newClient(),
+                                                    linkBytesPerSecond), budget));
                         }
                     })
                     .bind(config.port())

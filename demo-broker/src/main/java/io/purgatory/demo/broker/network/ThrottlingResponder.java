@@ -7,8 +7,8 @@ import java.util.function.LongSupplier;
 import org.apache.kafka.common.requests.AbstractResponse;
 
 /**
- * A {@link Responder} that charges one request's handler time to its client's
- * {@link RequestTimeQuota} and puts the resulting throttle in the response's
+ * A {@link Responder} that charges one request's handler time to its connection's
+ * {@link ConnectionQuota} and puts the resulting throttle in the response's
  * {@code throttle_time_ms}, as a Kafka broker does. The handler time is the CPU time the handler
  * thread spent on the request (Kafka counts the wall time; on a loaded machine that charges a light
  * client for the waits other clients cause), from its turn on the handler until the handler is done
@@ -24,7 +24,7 @@ import org.apache.kafka.common.requests.AbstractResponse;
  */
 final class ThrottlingResponder implements Responder {
     private final Responder responder;
-    private final RequestTimeQuota.Client client;
+    private final ConnectionQuota client;
     private final LongSupplier cpuClock;
     private final Thread handler;
     private long charged; // handler thread only: the CPU clock's reading up to which the handler time is charged
@@ -35,7 +35,7 @@ final class ThrottlingResponder implements Responder {
      *
      * @param cpuClock the CPU time of the current thread, in nanoseconds ({@link #THREAD_CPU})
      */
-    ThrottlingResponder(Responder responder, RequestTimeQuota.Client client, LongSupplier cpuClock) {
+    ThrottlingResponder(Responder responder, ConnectionQuota client, LongSupplier cpuClock) {
         this.responder = responder;
         this.client = client;
         this.cpuClock = cpuClock;
@@ -74,7 +74,7 @@ final class ThrottlingResponder implements Responder {
         long now = cpuClock.getAsLong();
         long nanos = now - charged;
         charged = now;
-        return client.record(nanos);
+        return client.recordHandlerTime(nanos);
     }
 
     @Override

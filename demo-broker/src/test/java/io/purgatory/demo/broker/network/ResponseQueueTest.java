@@ -78,6 +78,7 @@ class ResponseQueueTest {
     void theEventLoopsTimeWritingResponsesIsToldToTheConnectionsClient() {
         AtomicLong eventLoopCpu = new AtomicLong();
         List<Long> told = new ArrayList<>();
+        List<Long> bytesTold = new ArrayList<>();
         EmbeddedChannel writing = new EmbeddedChannel(new ChannelOutboundHandlerAdapter() {
             @Override
             public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
@@ -85,7 +86,10 @@ class ResponseQueueTest {
                 ctx.write(msg, promise);
             }
         });
-        ResponseQueue timed = new ResponseQueue(writing, 1 << 20, MemoryBudget.unbounded(), eventLoopCpu::get, told::add);
+        ResponseQueue timed = new ResponseQueue(writing, 1 << 20, MemoryBudget.unbounded(), eventLoopCpu::get, (cpuNanos, bytes) -> {
+            told.add(cpuNanos);
+            bytesTold.add(bytes);
+        });
         writing.pipeline().addLast(new ChannelInboundHandlerAdapter() {
             @Override
             public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
@@ -103,7 +107,9 @@ class ResponseQueueTest {
 
         ByteBuf first = writing.readOutbound();
         ByteBuf second = writing.readOutbound();
-        assertEquals(List.of((long) first.readableBytes() + second.readableBytes()), told, "both written in one go, their time told once");
+        long written = first.readableBytes() + second.readableBytes();
+        assertEquals(List.of(written), told, "both written in one go, their time told once");
+        assertEquals(List.of(written), bytesTold, "and their bytes");
         first.release();
         second.release();
     }

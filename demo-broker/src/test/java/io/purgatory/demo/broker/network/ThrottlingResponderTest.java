@@ -16,6 +16,8 @@ class ThrottlingResponderTest {
     private final AtomicLong now = new AtomicLong();
     private final RequestTimeQuota quota = new RequestTimeQuota(1, 1_000, now::get);
     private final RequestTimeQuota.Client client = quota.newClient();
+    private final ConnectionQuota connection = new ConnectionQuota(client, new RequestTimeQuota(1, 1_000, now::get).newClient(),
+            new RequestTimeQuota(1, 1_000, now::get).newClient(), Long.MAX_VALUE);
     private final List<AbstractResponse> sent = new ArrayList<>();
     private final Responder capture = new Responder() {
         @Override
@@ -50,7 +52,7 @@ class ThrottlingResponderTest {
 
     @Test
     void aResponseSentWhileHandledCarriesTheThrottleItsHandlerTimeGave() {
-        ThrottlingResponder responder = new ThrottlingResponder(capture, client, now::get);
+        ThrottlingResponder responder = new ThrottlingResponder(capture, connection, now::get);
         advance(600);
         responder.send(response());
         assertEquals(200, sent.get(0).throttleTimeMs(), "(600 - 500) / 500 of a 1 s window");
@@ -79,7 +81,7 @@ class ThrottlingResponderTest {
             public void awaits(Runnable completeNow) {
             }
         };
-        ThrottlingResponder responder = new ThrottlingResponder(serializing, client, now::get);
+        ThrottlingResponder responder = new ThrottlingResponder(serializing, connection, now::get);
         advance(500);
         responder.send(response());
         assertEquals(0, sent.get(0).throttleTimeMs(), "its share exactly, when the throttle was set");
@@ -90,7 +92,7 @@ class ThrottlingResponderTest {
 
     @Test
     void aParkedRequestIsChargedWhenTheHandlerIsDoneAndItsLaterResponseCarriesWhatIsLeft() {
-        ThrottlingResponder responder = new ThrottlingResponder(capture, client, now::get);
+        ThrottlingResponder responder = new ThrottlingResponder(capture, connection, now::get);
         advance(600);
         assertEquals(200, responder.handled());
         advance(150);
