@@ -99,6 +99,10 @@ public final class BrokerSettings {
     public static final Setting<Integer> MAX_CONNECTIONS = Setting.ofInt("--max-connections", "N", 1000, 1, MAX_COUNT,
             "Open client connections; past N a new one is accepted and closed at once (logged at most once"
                     + " every 10 s). Keep it below the open file limit (ulimit -n).");
+    public static final Setting<Integer> MAX_CONNECTION_RATE_PER_ADDRESS = Setting.ofInt("--max-connection-rate-per-address", "N", 1000, 1,
+            MAX_COUNT, "New connections a second from one address, and as many at once (Kafka's per-IP"
+                    + " connection_creation_rate quota); past it a new one is accepted and closed at once (logged at most once"
+                    + " every 10 s).");
     public static final Setting<Long> IDLE_TIMEOUT_MS = Setting.ofLong("--idle-timeout-ms", "MS", 600_000, 1, MAX_MS,
             "A connection with no request in flight that sends nothing for MS is closed (Kafka's connections.max.idle.ms).");
     public static final Setting<Integer> GROUP_MIN_SESSION_TIMEOUT_MS = Setting.ofInt("--group-min-session-timeout-ms", "MS", 6000,
@@ -172,7 +176,7 @@ public final class BrokerSettings {
             STALL_MS, HEALTHY_MS, STALL_AFTER_MS, REPLICA_LAG_TIME_MAX_MS, MIN_INSYNC_REPLICAS, MAX_FRAME_BYTES,
             MAX_IN_FLIGHT_PER_CONNECTION, MAX_RESPONSE_BYTES, REQUEST_HANDLERS, REQUEST_QUOTA_WINDOW_MS, NETWORK_BYTES_PER_SECOND,
             RETENTION_BYTES,
-            MAX_PARKED_REQUESTS, MEMORY_BUDGET_BYTES, MAX_CONNECTIONS, IDLE_TIMEOUT_MS,
+            MAX_PARKED_REQUESTS, MEMORY_BUDGET_BYTES, MAX_CONNECTIONS, MAX_CONNECTION_RATE_PER_ADDRESS, IDLE_TIMEOUT_MS,
             GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE, MAX_GROUPS,
             MAX_GROUPS_PER_CLIENT, MAX_GROUPS_PER_ADDRESS, OFFSETS_RETENTION_MINUTES, OFFSETS_RETENTION_CHECK_INTERVAL_MS,
             MAX_MESSAGE_BYTES, NUM_PARTITIONS, AUTO_CREATE_TOPICS, MAX_PARTITIONS, MAX_PARTITIONS_PER_REQUEST, MAX_TOPICS_PER_REQUEST,

@@ -39,7 +39,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Frames are a 4-byte big-endian length and a request; a negative length or one above
  * {@link BrokerConfig#maxFrameBytes()} closes that connection. Past
- * {@link BrokerConfig#maxConnections()} open connections a new one is accepted and closed at once;
+ * {@link BrokerConfig#maxConnections()} open connections, or past an address's rate of new ones
+ * ({@link ConnectionRateLimit}), a new one is accepted and closed at once;
  * a connection with nothing in flight that sends nothing for {@link BrokerConfig#idleTimeoutMs()}
  * is closed. Refused connections and failing accepts (no file descriptors left) are logged at most
  * once every {@value #WARNING_PERIOD_MS} ms.
@@ -71,6 +72,7 @@ public final class SocketServer {
     private final ChannelGroup connections;
     private final AtomicInteger openConnections = new AtomicInteger();
     private final ThrottledWarning connectionsRefused = new ThrottledWarning(LOG::warn, WARNING_PERIOD_MS, System::nanoTime);
+    private final ThrottledWarning connectionsTooFast = new ThrottledWarning(LOG::warn, WARNING_PERIOD_MS, System::nanoTime);
     private final Channel serverChannel;
 
     /**
@@ -86,8 +88,10 @@ public final class SocketServer {
         this.workers = new MultiThreadIoEventLoopGroup(0, new DefaultThreadFactory("broker-io", true), NioIoHandler.newFactory());
         this.connections = new DefaultChannelGroup("connections", GlobalEventExecutor.INSTANCE);
         ConnectionStatsHandler statsHandler = new ConnectionStatsHandler(stats);
-        // the handlers' CPU time to share: one core is left for the network threads, the followers and the collector
+        // the handlers' CPU time to share: one core is left for what no share counts (reading requests, the followers, the collector)
         int sharedHandlers = Math.max(1, Math.min(config.requestHandlers(), Runtime.getRuntime().availableProcessors() - 1));
+        int connectionsPerSecond = config.get(BrokerSettings.MAX_CONNECTION_RATE_PER_ADDRESS);
+        ConnectionRateLimit connectionRate = new ConnectionRateLimit(connectionsPerSecond, System::nanoTime);
         int quotaWindowMs = config.get(BrokerSettings.REQUEST_QUOTA_WINDOW_MS);
         RequestTimeQuota handlersTime = new RequestTimeQuota(sharedHandlers, quotaWindowMs, System::nanoTime);
         RequestTimeQuota linkIn = new RequestTimeQuota(1, quotaWindowMs, System::nanoTime);
@@ -103,6 +107,14 @@ public final class SocketServer {
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel channel) {
+                            InetSocketAddress remote = channel.remoteAddress();
+                            if (remote != null && remote.getAddress() != null && !connectionRate.admit(remote.getAddress())) {
+                                connectionsTooFast.warn("refusing connections from " + remote.getAddress().getHostAddress()
+                                        + ": more than " + connectionsPerSecond + " a second from one address"
+                                        + " (--max-connection-rate-per-address); a new one is closed at once");
+                                channel.close();
+                                return;
+                            }
                             if (openConnections.incrementAndGet() > config.maxConnections()) {
                                 openConnections.decrementAndGet();
                                 connectionsRefused.warn("refusing connections: " + config.maxConnections()
