@@ -112,7 +112,8 @@ public final class DashboardAttackBench {
     private void slowloris() {
         for (int c = 0; c < 40; c++) {
             daemon("slowloris-" + c, () -> {
-                byte[] request = "GET /api/state HTTP/1.1\r\nHost: localhost\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n".getBytes(StandardCharsets.US_ASCII);
+                byte[] request = ("GET /api/state HTTP/1.1\r\nHost: localhost\r\nX-Slow: " + "a".repeat(36) + "\r\n")
+                        .getBytes(StandardCharsets.US_ASCII);
                 while (attacking.get()) {
                     try (Socket socket = new Socket("127.0.0.1", httpPort)) {
                         OutputStream out = socket.getOutputStream();
