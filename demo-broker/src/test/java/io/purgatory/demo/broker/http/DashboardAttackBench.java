@@ -4,10 +4,13 @@ import io.purgatory.demo.broker.WireClient;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -19,8 +22,9 @@ import org.apache.kafka.common.requests.OffsetCommitRequest;
 /**
  * The three attacks on the dashboard's port, one after the other, each for {@code seconds}, and a
  * new client beside each: every 250 ms a new connection asks for {@code /api/state} and is timed
- * until the whole answer is read (5 s at most, then counted as failed). Prints, per attack, the new
- * client's answers, median and largest time, and how many took more than a second or failed.
+ * until the whole answer is read (5 s at most). Prints, per attack, the new client's answers, their
+ * median and largest time, how many took more than a second, and the requests not answered, by how
+ * (closed without an answer, timed out, another status).
  *
  * <ul>
  *   <li><b>slowloris</b>: 40 connections, each sending one byte of a request's headers every 5 s.</li>
@@ -42,6 +46,7 @@ import org.apache.kafka.common.requests.OffsetCommitRequest;
  */
 public final class DashboardAttackBench {
     private static final long PROBE_EVERY_MS = 250;
+    private static final String ANSWERED = "answered";
     private static final int PROBE_TIMEOUT_MS = 5_000;
     private static final int GROUPS = 225;
     private static final int PARTITIONS = 1_000;
@@ -78,34 +83,38 @@ public final class DashboardAttackBench {
         attacking.set(true);
         attack.start();
         List<Long> micros = new ArrayList<>();
-        int failed = 0;
+        Map<String, Integer> failed = new TreeMap<>();
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (System.nanoTime() < end) {
             long start = System.nanoTime();
-            if (fetchState()) {
+            String outcome = fetchState();
+            if (outcome.equals(ANSWERED)) {
                 micros.add((System.nanoTime() - start) / 1_000);
             } else {
-                failed++;
+                failed.merge(outcome, 1, Integer::sum);
             }
             Thread.sleep(PROBE_EVERY_MS);
         }
         attacking.set(false);
         long[] sorted = micros.stream().mapToLong(Long::longValue).sorted().toArray();
         long overASecond = Arrays.stream(sorted).filter(m -> m > 1_000_000).count();
-        return String.format("%d answered, p50 %.1f ms, max %.1f ms, %d over 1 s, %d failed", sorted.length,
+        return String.format("%d answered, p50 %.1f ms, max %.1f ms, %d over 1 s, not answered: %s", sorted.length,
                 sorted.length == 0 ? 0 : sorted[sorted.length / 2] / 1000.0, sorted.length == 0 ? 0 : sorted[sorted.length - 1] / 1000.0,
                 overASecond, failed);
     }
 
-    /** A new connection asks for {@code /api/state}; whether a whole 200 answer came back in time. */
-    private boolean fetchState() {
+    /** A new connection asks for {@code /api/state}: {@value #ANSWERED}, or how it was not answered. */
+    private String fetchState() {
         try (Socket socket = new Socket("127.0.0.1", httpPort)) {
             socket.setSoTimeout(PROBE_TIMEOUT_MS);
             socket.getOutputStream().write("GET /api/state HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
             byte[] answer = socket.getInputStream().readAllBytes();
-            return new String(answer, 0, Math.min(answer.length, 12), StandardCharsets.US_ASCII).startsWith("HTTP/1.1 200");
+            String status = new String(answer, 0, Math.min(answer.length, 12), StandardCharsets.US_ASCII);
+            return status.equals("HTTP/1.1 200") ? ANSWERED : answer.length == 0 ? "closed" : status;
+        } catch (SocketTimeoutException e) {
+            return "timed out";
         } catch (IOException e) {
-            return false;
+            return e.getClass().getSimpleName();
         }
     }
 
