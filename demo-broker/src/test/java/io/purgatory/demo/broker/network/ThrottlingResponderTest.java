@@ -19,24 +19,30 @@ class ThrottlingResponderTest {
     private final ConnectionQuota connection = new ConnectionQuota(client, new RequestTimeQuota(1, 1_000, now::get).newClient(),
             new RequestTimeQuota(1, 1_000, now::get).newClient(), Long.MAX_VALUE);
     private final List<AbstractResponse> sent = new ArrayList<>();
-    private final Responder capture = new Responder() {
-        @Override
-        public void send(AbstractResponse response) {
-            sent.add(response);
-        }
+    private final Responder capture = capturing(() -> { });
 
-        @Override
-        public void noResponse() {
-        }
+    /** A responder that keeps what it is sent, running {@code whileSending} as it takes each (as a slot serializes it). */
+    private Responder capturing(Runnable whileSending) {
+        return new Responder() {
+            @Override
+            public void send(AbstractResponse response) {
+                sent.add(response);
+                whileSending.run();
+            }
 
-        @Override
-        public void fail(RuntimeException cause) {
-        }
+            @Override
+            public void noResponse() {
+            }
 
-        @Override
-        public void awaits(Runnable completeNow) {
-        }
-    };
+            @Override
+            public void fail(RuntimeException cause) {
+            }
+
+            @Override
+            public void awaits(Runnable completeNow) {
+            }
+        };
+    }
 
     ThrottlingResponderTest() {
         quota.newClient().record(0); // another active client: each gets half the handler, 500 ms a window
@@ -62,25 +68,7 @@ class ThrottlingResponderTest {
 
     @Test
     void theHandlerTimeAfterTheThrottleIsSetSerializingTheResponseIsChargedWhenTheHandlerIsDone() {
-        Responder serializing = new Responder() { // the connection's slot serializes the response on the handler thread
-            @Override
-            public void send(AbstractResponse response) {
-                sent.add(response);
-                advance(100);
-            }
-
-            @Override
-            public void noResponse() {
-            }
-
-            @Override
-            public void fail(RuntimeException cause) {
-            }
-
-            @Override
-            public void awaits(Runnable completeNow) {
-            }
-        };
+        Responder serializing = capturing(() -> advance(100)); // the connection's slot serializes the response on the handler thread
         ThrottlingResponder responder = new ThrottlingResponder(serializing, connection, now::get);
         advance(500);
         responder.send(response());
