@@ -2,8 +2,11 @@ package io.purgatory.demo.broker;
 
 import io.purgatory.demo.broker.WireClient.Answer;
 import io.purgatory.demo.broker.config.BrokerConfig;
+import io.purgatory.demo.broker.config.BrokerSettings;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.Tag;
@@ -11,8 +14,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 
-/** Connections are bounded: a cap on how many are open, and an idle timeout. */
+/** Connections are bounded: a cap on how many are open, a rate of new ones per address, and an idle timeout. */
 @Tag("integration")
 class ConnectionLimitsTest {
     @RegisterExtension
@@ -47,6 +51,27 @@ class ConnectionLimitsTest {
         } catch (IOException refused) {
             return false;
         }
+    }
+
+    @Test
+    void pastItsAddresssRateOfNewConnectionsANewOneIsClosedAtOnceAndTheOpenOnesAreServed() throws Exception {
+        brokers.start(BrokerConfig.builder().set(BrokerSettings.MAX_CONNECTION_RATE_PER_ADDRESS, 1));
+        WireClient first = brokers.connect();
+        assertServed(first);
+        List<WireClient> more = new ArrayList<>();
+        WireClient refused = null;
+        while (refused == null && more.size() < 10) { // one a second: a connection within the second after the first is refused
+            WireClient next = brokers.connect();
+            more.add(next);
+            try {
+                assertServed(next);
+            } catch (IOException | RuntimeException closed) {
+                refused = next;
+            }
+        }
+        assertNotNull(refused, "ten connections in a row, one allowed a second");
+        Waits.soon().until(refused.closedByBroker()::isDone);
+        assertServed(first);
     }
 
     @Test

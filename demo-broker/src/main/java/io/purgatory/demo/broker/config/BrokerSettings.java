@@ -74,6 +74,10 @@ public final class BrokerSettings {
                     + " quotas, quota.window.size.seconds): a connection gets min(request-handlers, cores - 1) x MS / (connections"
                     + " active in the last two windows) of handler CPU time per window; past it, its response carries"
                     + " throttle_time_ms and its next request waits until then (at most MS).");
+    public static final Setting<Long> NETWORK_BYTES_PER_SECOND = Setting.ofLong("--network-bytes-per-second", "BYTES", 125_000_000, 1,
+            1L << 50, "The rate each way of the link the connections share (125,000,000: 1 Gb/s): BYTES of requests, or of"
+                    + " responses, take it a second, and each connection gets MS / (connections active in the last two windows)"
+                    + " of the link's time each way per request quota window; past it, as past its share of the handlers' time.");
     public static final Setting<Long> RETENTION_BYTES = Setting.ofLong("--retention-bytes", "BYTES", 67_108_864, -1, 1L << 50,
             "Bytes of record batches each partition keeps in memory; the oldest are dropped beyond it"
                     + " (the newest always stays; the log start offset moves, and fetching below it gets OFFSET_OUT_OF_RANGE);"
@@ -95,6 +99,10 @@ public final class BrokerSettings {
     public static final Setting<Integer> MAX_CONNECTIONS = Setting.ofInt("--max-connections", "N", 1000, 1, MAX_COUNT,
             "Open client connections; past N a new one is accepted and closed at once (logged at most once"
                     + " every 10 s). Keep it below the open file limit (ulimit -n).");
+    public static final Setting<Integer> MAX_CONNECTION_RATE_PER_ADDRESS = Setting.ofInt("--max-connection-rate-per-address", "N", 1000, 1,
+            MAX_COUNT, "New connections a second from one address, and as many at once (Kafka's per-IP"
+                    + " connection_creation_rate quota); past it a new one is accepted and closed at once (logged at most once"
+                    + " every 10 s).");
     public static final Setting<Long> IDLE_TIMEOUT_MS = Setting.ofLong("--idle-timeout-ms", "MS", 600_000, 1, MAX_MS,
             "A connection with no request in flight that sends nothing for MS is closed (Kafka's connections.max.idle.ms).");
     public static final Setting<Integer> GROUP_MIN_SESSION_TIMEOUT_MS = Setting.ofInt("--group-min-session-timeout-ms", "MS", 6000,
@@ -166,8 +174,9 @@ public final class BrokerSettings {
     /** Every setting, in the order of the command line's help. */
     public static final List<Setting<?>> ALL = List.of(PORT, TOPICS, REPLICAS, REPLICA_LAG_MS, REPLICA_LAG_JITTER_MS, STALL_REPLICAS,
             STALL_MS, HEALTHY_MS, STALL_AFTER_MS, REPLICA_LAG_TIME_MAX_MS, MIN_INSYNC_REPLICAS, MAX_FRAME_BYTES,
-            MAX_IN_FLIGHT_PER_CONNECTION, MAX_RESPONSE_BYTES, REQUEST_HANDLERS, REQUEST_QUOTA_WINDOW_MS, RETENTION_BYTES,
-            MAX_PARKED_REQUESTS, MEMORY_BUDGET_BYTES, MAX_CONNECTIONS, IDLE_TIMEOUT_MS,
+            MAX_IN_FLIGHT_PER_CONNECTION, MAX_RESPONSE_BYTES, REQUEST_HANDLERS, REQUEST_QUOTA_WINDOW_MS, NETWORK_BYTES_PER_SECOND,
+            RETENTION_BYTES,
+            MAX_PARKED_REQUESTS, MEMORY_BUDGET_BYTES, MAX_CONNECTIONS, MAX_CONNECTION_RATE_PER_ADDRESS, IDLE_TIMEOUT_MS,
             GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE, MAX_GROUPS,
             MAX_GROUPS_PER_CLIENT, MAX_GROUPS_PER_ADDRESS, OFFSETS_RETENTION_MINUTES, OFFSETS_RETENTION_CHECK_INTERVAL_MS,
             MAX_MESSAGE_BYTES, NUM_PARTITIONS, AUTO_CREATE_TOPICS, MAX_PARTITIONS, MAX_PARTITIONS_PER_REQUEST, MAX_TOPICS_PER_REQUEST,

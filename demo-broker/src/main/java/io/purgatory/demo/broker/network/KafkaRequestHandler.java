@@ -59,7 +59,9 @@ import org.slf4j.LoggerFactory;
  * connection looks again every {@value #BUDGET_RECHECK_MS} ms (as Kafka's poll loop does).
  *
  * <p>Fairness by cost, as Kafka's request quotas: the CPU time each request takes on a handler
- * thread is charged to this connection's {@link RequestTimeQuota.Client}; past its fair share the response
+ * thread, and the event loop's CPU time writing its response, are charged to this connection's
+ * {@link ConnectionQuota}, and so are its requests' and its responses' bytes, as time on the link;
+ * past its fair share the response
  * carries the throttle time in {@code throttle_time_ms} and the connection is muted for that long (its
  * next request waits here, as Kafka mutes a throttled channel). The pool runs the requests of
  * connections that used less handler time first.
@@ -86,6 +88,9 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
     /** Connections closed for what their clients sent: one line per {@link SocketServer#WARNING_PERIOD_MS}, with a count. */
     private static final ThrottledWarning BAD_CONNECTIONS = new ThrottledWarning(LOG::warn, SocketServer.WARNING_PERIOD_MS, System::nanoTime);
 
+    /** The length prefix of each frame, which the framing strips. */
+    private static final int FRAME_LENGTH_BYTES = 4;
+
     /** How often a connection held back by a full memory budget looks again. */
     static final long BUDGET_RECHECK_MS = 10;
 
@@ -95,7 +100,7 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
     private final int maxInFlight;
     private final int maxResponseBytes;
     private final Executor requestHandlers;
-    private final RequestTimeQuota.Client client;
+    private final ConnectionQuota client;
     private final ArrayDeque<ByteBuf> unhandled = new ArrayDeque<>();
     private ChannelHandlerContext ctx;
     private ResponseQueue responses;
@@ -116,19 +121,19 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
     /**
      * @param maxResponseBytes a larger response closes the connection ({@link ResponseQueue})
      * @param requestHandlers the threads that parse and handle requests ({@link RequestHandlerPool})
-     * @param quota the share of the handlers' time this connection gets, as one client
+     * @param quota this connection's shares of the handlers' and the link's time
      */
     public KafkaRequestHandler(KafkaApis apis, BrokerStats stats, int maxInFlight, int maxResponseBytes, Executor requestHandlers,
-                               RequestTimeQuota quota) {
+                               ConnectionQuota quota) {
         this(apis, stats, maxInFlight, maxResponseBytes, requestHandlers, quota, MemoryBudget.unbounded());
     }
 
     /** As above, with requests and responses counted in {@code budget}. */
     public KafkaRequestHandler(KafkaApis apis, BrokerStats stats, int maxInFlight, int maxResponseBytes, Executor requestHandlers,
-                               RequestTimeQuota quota, MemoryBudget budget) {
+                               ConnectionQuota quota, MemoryBudget budget) {
         this.budget = budget;
         this.maxResponseBytes = maxResponseBytes;
-        this.client = quota.newClient();
+        this.client = quota;
         this.apis = apis;
         this.requestHandlers = requestHandlers;
         this.stats = stats;
@@ -138,7 +143,7 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
-        this.responses = new ResponseQueue(ctx.channel(), maxResponseBytes, budget);
+        this.responses = new ResponseQueue(ctx.channel(), maxResponseBytes, budget, ThrottlingResponder.THREAD_CPU, client::recordWrite);
     }
 
     @Override
@@ -166,6 +171,7 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         budget.charge(MemoryBudget.Kind.IN_FLIGHT, ((ByteBuf) frame).readableBytes());
+        client.recordRead(((ByteBuf) frame).readableBytes() + FRAME_LENGTH_BYTES);
         unhandled.add((ByteBuf) frame);
         handleFrames();
     }
@@ -342,7 +348,7 @@ public final class KafkaRequestHandler extends ChannelInboundHandlerAdapter {
             boolean handled = false;
             ApiKeys api = request.header().apiKey();
             ThrottlingResponder responder = new ThrottlingResponder(new CountingResponder(api, request.slot(), stats), client,
-                    ThrottlingResponder.HANDLER_CPU);
+                    ThrottlingResponder.THREAD_CPU);
             try {
                 handled = handle(request, responder);
             } catch (Error e) { // not the client's fault, nor a bad frame: logged as what it is, and the connection closes

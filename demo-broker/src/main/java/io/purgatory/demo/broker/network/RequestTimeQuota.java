@@ -7,23 +7,27 @@ import java.util.function.LongSupplier;
 /**
  * Each client's fair share of the request handlers' time, as Kafka's request quotas
  * ({@code ClientRequestQuotaManager}) bound a client's share of {@code num.io.threads}: the time each
- * request took on a handler thread ({@link ThrottlingResponder}) is recorded against its client, and a client whose rate is past its
- * share is throttled for as long as brings it back to the share (Kafka's formula: the excess over the
- * share, relative to the share, times the window), at most one window.
+ * request took on a handler thread ({@link ThrottlingResponder}) is recorded against its client, and so
+ * is the time a network thread spent writing its responses ({@link #recordNetwork}, as Kafka counts
+ * its network threads' time too: an answer of a few hundred kilobytes costs more to write than to
+ * build); a client whose rate is past its share is throttled for as long as brings it back to the
+ * share (Kafka's formula: the excess over the share, relative to the share, times the window), at
+ * most one window.
  *
  * <p>A client is a connection: a client id is a name anyone can claim, so a share by client id would
  * let one client throttle another (Kafka keys its quotas by authenticated user too; the demo has none).
  *
- * <p>The window: a client's rate is the handler time it used in the current window plus the previous
+ * <p>The window: a client's rate is the handler and network time it used in the current window plus the previous
  * window's, weighted by how much of the previous window still lies within one window of now (a
  * sliding window over two buckets). Windows are aligned to the quota's start, so every client rolls
  * at the same instants.
  *
  * <p>The share: {@code handlers × window / active}, where {@code active} counts the clients that
  * used handler time in the current or the previous window. So the handlers' time is split evenly
- * among those that want it, and a client alone is never throttled; as a connection has one request
- * at the handlers at a time, its rate is at most one handler's, and no client is throttled while at
- * most {@code handlers} clients are active. A closed connection leaves the count within two windows.
+ * among those that want it. As a connection has one request at the handlers at a time, its handler
+ * time is at most one handler's, so while at most {@code handlers} clients are active (a client
+ * alone, say) only the network time of their responses can throttle one. A closed
+ * connection leaves the count within two windows.
  *
  * <p>The cost class ({@link Client#costClass()}): the client's rate as a fraction of one handler, in
  * classes that double: 0 for less than 1/1024 of a handler's time, one more per doubling, 11 for all
@@ -121,18 +125,7 @@ public final class RequestTimeQuota {
         public long record(long nanos) {
             synchronized (RequestTimeQuota.this) {
                 long now = nanoClock.getAsLong();
-                long index = roll(now);
-                if (lastWindow != index) {
-                    boolean activeBeforeToo = lastWindow == index - 1;
-                    usedBefore = activeBeforeToo ? usedNow : 0;
-                    usedNow = 0;
-                    activeNow++;
-                    if (activeBeforeToo) {
-                        activeInBoth++;
-                    }
-                    lastWindow = index;
-                }
-                usedNow += Math.max(0, nanos);
+                long index = charge(now, nanos);
                 long rate = rate(now, index);
                 long share = Math.max(1, (long) handlers * windowNanos / Math.max(1, activeNow + activeBefore - activeInBoth));
                 if (rate <= share) {
@@ -145,6 +138,35 @@ public final class RequestTimeQuota {
             }
         }
 
+        /**
+         * Records that a network thread spent {@code nanos} writing this client's responses. It counts
+         * in the client's rate, so in the throttle of its next request, but throttles nothing now (as
+         * Kafka records a request's network thread time without throttling, once its response is sent).
+         */
+        public void recordNetwork(long nanos) {
+            synchronized (RequestTimeQuota.this) {
+                charge(nanoClock.getAsLong(), nanos);
+            }
+        }
+
+        /** Adds {@code nanos} to the current window's use, moving the client to the window of {@code now}; that window's index. */
+        @GuardedBy("RequestTimeQuota.this")
+        private long charge(long now, long nanos) {
+            long index = roll(now);
+            if (lastWindow != index) {
+                boolean activeBeforeToo = lastWindow == index - 1;
+                usedBefore = activeBeforeToo ? usedNow : 0;
+                usedNow = 0;
+                activeNow++;
+                if (activeBeforeToo) {
+                    activeInBoth++;
+                }
+                lastWindow = index;
+            }
+            usedNow += Math.max(0, nanos);
+            return index;
+        }
+
         /** How much longer the client is throttled, in milliseconds (rounded up); 0 when it is not. */
         public long throttleMs() {
             synchronized (RequestTimeQuota.this) {
@@ -153,7 +175,7 @@ public final class RequestTimeQuota {
             }
         }
 
-        /** Handler time per window this client uses now (the sliding window), in nanoseconds. */
+        /** Handler and network time per window this client uses now (the sliding window), in nanoseconds. */
         public long rateNanos() {
             synchronized (RequestTimeQuota.this) {
                 long now = nanoClock.getAsLong();

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.apache.kafka.common.protocol.ObjectSerializationCache;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.RequestHeader;
@@ -40,6 +41,12 @@ import org.slf4j.LoggerFactory;
  * ({@link MemoryBudget.Kind#IN_FLIGHT}) from when its slot is filled until it is written (the write
  * completes or fails) or dropped with the connection.
  *
+ * <p>Cost: the CPU time the event loop spends writing and flushing responses (copying them to the
+ * socket's buffer and the kernel's send, which on loopback includes the receiving side's) is told to
+ * the connection's {@link ConnectionQuota}, as Kafka counts its network threads' time in a client's
+ * request quota, and so are the bytes written, for the connection's share of the link. What a later flush writes, when the socket
+ * could not take a response at once, is written by Netty when the socket has room and is not counted.
+ *
  * <p>A response that cannot be built or serialized ({@link Slot#fail}) or written closes the
  * connection once the responses before it are written: a slot is never left empty while later ones
  * wait behind it.
@@ -57,6 +64,8 @@ public final class ResponseQueue {
     private final Channel channel;
     private final int maxResponseBytes;
     private final MemoryBudget budget;
+    private final LongSupplier cpuClock;
+    private final Writes writes;
     private final ArrayDeque<Slot> slots = new ArrayDeque<>(); // event loop only
     private ChannelFuture lastWrite; // event loop only
     private boolean closing; // event loop only
@@ -64,14 +73,22 @@ public final class ResponseQueue {
 
     /** @param maxResponseBytes a larger response is not serialized: its slot {@link Slot#fail fails} */
     ResponseQueue(Channel channel, int maxResponseBytes) {
-        this(channel, maxResponseBytes, MemoryBudget.unbounded());
+        this(channel, maxResponseBytes, MemoryBudget.unbounded(), () -> 0, (cpuNanos, bytes) -> { });
     }
 
-    /** As above, responses counted in {@code budget} until written. */
-    ResponseQueue(Channel channel, int maxResponseBytes, MemoryBudget budget) {
+    /**
+     * As above, responses counted in {@code budget} until written, and what writing them took told
+     * to {@code writes}.
+     *
+     * @param cpuClock the CPU time of the current thread, in nanoseconds ({@link ThrottlingResponder#THREAD_CPU})
+     * @param writes told what each write took; on the event loop
+     */
+    ResponseQueue(Channel channel, int maxResponseBytes, MemoryBudget budget, LongSupplier cpuClock, Writes writes) {
         this.channel = channel;
         this.maxResponseBytes = maxResponseBytes;
         this.budget = budget;
+        this.cpuClock = cpuClock;
+        this.writes = writes;
     }
 
     /** Reserves the next response slot; on the event loop. */
@@ -149,11 +166,13 @@ public final class ResponseQueue {
 
     /**
      * Writes the responses of the filled slots at the head of the queue, in order, and flushes; the
-     * one place responses are written. On the event loop.
+     * one place responses are written; tells the CPU time and the bytes it took to {@code writes}. On the event loop.
      *
      * @return whether any slot left the queue (so more requests may be handled)
      */
     boolean writeReady() {
+        long start = cpuClock.getAsLong();
+        long bytes = 0;
         boolean wrote = false;
         boolean dequeued = false;
         boolean failed = false;
@@ -163,6 +182,7 @@ public final class ResponseQueue {
             failed = head.failed;
             if (head.bytes != null) {
                 int size = head.bytes.remaining();
+                bytes += size;
                 lastWrite = channel.write(Unpooled.wrappedBuffer(head.bytes)).addListener(ChannelFutureListener.CLOSE_ON_FAILURE)
                         .addListener(written -> budget.release(MemoryBudget.Kind.IN_FLIGHT, size));
                 wrote = true;
@@ -170,12 +190,20 @@ public final class ResponseQueue {
         }
         if (wrote) {
             channel.flush();
+            writes.took(cpuClock.getAsLong() - start, bytes);
         }
         if (failed) {
             abandon(); // the slots behind it get no response: their parked produces leave the purgatory now
             closeAfterFlush();
         }
         return dequeued;
+    }
+
+    /** What writing responses took, told on the event loop. */
+    @FunctionalInterface
+    interface Writes {
+        /** The event loop spent {@code cpuNanos} of CPU time writing {@code bytes} of responses. */
+        void took(long cpuNanos, long bytes);
     }
 
     /** One request's place in the response order. */

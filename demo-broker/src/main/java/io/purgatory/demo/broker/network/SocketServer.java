@@ -6,6 +6,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
@@ -34,11 +35,12 @@ import org.slf4j.LoggerFactory;
  * pipeline of {@link ConnectionStatsHandler}, an idle timer, the length-prefixed framing and a
  * {@link KafkaRequestHandler}, which hands requests to the {@link RequestHandlerPool} in front of
  * {@link KafkaApis}. Its event loops are Kafka's network threads: they never run a request. Every
- * connection is one client of a {@link RequestTimeQuota}, which shares the handlers' time fairly.
+ * connection has a {@link ConnectionQuota}: a fair share of the handlers' time and of the link's.
  *
  * <p>Frames are a 4-byte big-endian length and a request; a negative length or one above
  * {@link BrokerConfig#maxFrameBytes()} closes that connection. Past
- * {@link BrokerConfig#maxConnections()} open connections a new one is accepted and closed at once;
+ * {@link BrokerConfig#maxConnections()} open connections, or past an address's rate of new ones
+ * ({@link ConnectionRateLimit}), a new one is accepted and closed at once;
  * a connection with nothing in flight that sends nothing for {@link BrokerConfig#idleTimeoutMs()}
  * is closed. Refused connections and failing accepts (no file descriptors left) are logged at most
  * once every {@value #WARNING_PERIOD_MS} ms.
@@ -55,6 +57,13 @@ public final class SocketServer {
     public static final long WARNING_PERIOD_MS = 10_000;
     private static final Logger LOG = LoggerFactory.getLogger(SocketServer.class);
     private static final long CLOSE_TIMEOUT_MS = 10_000;
+    /**
+     * Responses written but not yet taken by the socket, per connection: above the high mark the
+     * connection is unwritable, and hands no request to the handlers nor reads its socket until they
+     * drop below the low mark ({@link KafkaRequestHandler}). Netty's defaults, stated.
+     */
+    private static final WriteBufferWaterMark UNWRITTEN_RESPONSES = new WriteBufferWaterMark(32 * 1024, 64 * 1024);
+
     /** How long stopping waits for each event loop group (they run no request, so they stop within their 1 s quiet period). */
     private static final long EVENT_LOOP_STOP_MS = 5_000;
 
@@ -63,6 +72,7 @@ public final class SocketServer {
     private final ChannelGroup connections;
     private final AtomicInteger openConnections = new AtomicInteger();
     private final ThrottledWarning connectionsRefused = new ThrottledWarning(LOG::warn, WARNING_PERIOD_MS, System::nanoTime);
+    private final ThrottledWarning connectionsTooFast = new ThrottledWarning(LOG::warn, WARNING_PERIOD_MS, System::nanoTime);
     private final Channel serverChannel;
 
     /**
@@ -78,18 +88,33 @@ public final class SocketServer {
         this.workers = new MultiThreadIoEventLoopGroup(0, new DefaultThreadFactory("broker-io", true), NioIoHandler.newFactory());
         this.connections = new DefaultChannelGroup("connections", GlobalEventExecutor.INSTANCE);
         ConnectionStatsHandler statsHandler = new ConnectionStatsHandler(stats);
-        // the handlers' CPU time to share: one core is left for the network threads, the followers and the collector
+        // the handlers' CPU time to share: one core is left for what no share counts (reading requests, the followers, the collector)
         int sharedHandlers = Math.max(1, Math.min(config.requestHandlers(), Runtime.getRuntime().availableProcessors() - 1));
-        RequestTimeQuota quota = new RequestTimeQuota(sharedHandlers, config.get(BrokerSettings.REQUEST_QUOTA_WINDOW_MS), System::nanoTime);
+        int connectionsPerSecond = config.get(BrokerSettings.MAX_CONNECTION_RATE_PER_ADDRESS);
+        ConnectionRateLimit connectionRate = new ConnectionRateLimit(connectionsPerSecond, System::nanoTime);
+        int quotaWindowMs = config.get(BrokerSettings.REQUEST_QUOTA_WINDOW_MS);
+        RequestTimeQuota handlersTime = new RequestTimeQuota(sharedHandlers, quotaWindowMs, System::nanoTime);
+        RequestTimeQuota linkIn = new RequestTimeQuota(1, quotaWindowMs, System::nanoTime);
+        RequestTimeQuota linkOut = new RequestTimeQuota(1, quotaWindowMs, System::nanoTime);
+        long linkBytesPerSecond = config.get(BrokerSettings.NETWORK_BYTES_PER_SECOND);
         try {
             this.serverChannel = new ServerBootstrap()
                     .group(acceptors, workers)
                     .channel(NioServerSocketChannel.class)
                     .handler(new AcceptErrorHandler(new ThrottledWarning(LOG::warn, WARNING_PERIOD_MS, System::nanoTime)))
                     .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, UNWRITTEN_RESPONSES)
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel channel) {
+                            InetSocketAddress remote = channel.remoteAddress();
+                            if (remote != null && remote.getAddress() != null && !connectionRate.admit(remote.getAddress())) {
+                                connectionsTooFast.warn("refusing connections from " + remote.getAddress().getHostAddress()
+                                        + ": more than " + connectionsPerSecond + " a second from one address"
+                                        + " (--max-connection-rate-per-address); a new one is closed at once");
+                                channel.close();
+                                return;
+                            }
                             if (openConnections.incrementAndGet() > config.maxConnections()) {
                                 openConnections.decrementAndGet();
                                 connectionsRefused.warn("refusing connections: " + config.maxConnections()
@@ -105,7 +130,9 @@ public final class SocketServer {
                                     .addLast("frames", new LengthFieldBasedFrameDecoder(config.maxFrameBytes(), 0, 4, 0, 4))
                                     .addLast("length", new LengthFieldPrepender(4))
                                     .addLast("requests", new KafkaRequestHandler(apis, stats, config.maxInFlightPerConnection(),
-                                            config.maxResponseBytes(), requestHandlers, quota, budget));
+                                            config.maxResponseBytes(), requestHandlers,
+                                            new ConnectionQuota(handlersTime.newClient(), linkIn.newClient(), linkOut.newClient(),
+                                                    linkBytesPerSecond), budget));
                         }
                     })
                     .bind(config.port())

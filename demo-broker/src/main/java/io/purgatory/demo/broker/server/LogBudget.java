@@ -10,16 +10,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The partition logs' share of the broker's {@link MemoryBudget} ({@link MemoryBudget.Kind#LOGS}),
- * and the broker-wide retention that keeps them in it: before an append that the share has no room
- * for, {@link #makeRoom} drops the oldest batches of the largest log, then of the next largest, as
- * {@code retention.bytes} drops a partition's oldest, until the append fits with some slack (a
- * sixty-fourth of the budget, so that a flood does not scan the partitions on every append). So a
- * client producing more than the budget holds moves the log start offsets of the largest logs
- * first (a consumer behind them gets {@code OFFSET_OUT_OF_RANGE} and resets, as after retention),
- * and a small partition keeps its records until every log is as small. An append that still does
- * not fit (a batch larger than the share, or concurrent appends taking the room) is refused by its
- * log, and its produce answered {@code KAFKA_STORAGE_ERROR}; a batch larger than the whole share
- * makes no log give way.
+ * and the broker-wide retention that keeps them in it: before an append that the share has too
+ * little room for, {@link #makeRoom} drops the oldest batches of the largest log, then of the next largest, as
+ * {@code retention.bytes} drops a partition's oldest. It keeps a slack free (a sixty-fourth of the
+ * budget): when less than the append and the slack is free, it drops until the append and twice the
+ * slack are, so appends on the other request handlers at once find room, and a flood does not scan
+ * the partitions on every append. So a client producing more than the budget holds moves the log
+ * start offsets of the largest logs first (a consumer behind them gets {@code OFFSET_OUT_OF_RANGE}
+ * and resets, as after retention), and a small partition keeps its records until every log is as
+ * small. An append that still does not fit (a batch larger than the share, or concurrent appends
+ * taking more than the slack) is refused by its log, and its produce answered
+ * {@code KAFKA_STORAGE_ERROR}; a batch larger than the whole share makes no log give way.
  *
  * <p>Thread-safe: the budget is; each log is changed under its partition's lock, one at a time,
  * never two partitions' locks at once. Two appends making room at once may drop a little more than
@@ -48,15 +49,16 @@ final class LogBudget implements LogMemory {
     }
 
     /**
-     * Makes room for an append holding {@code bytes}, if the logs' share has none now, by dropping
-     * the oldest batches of the largest logs among {@code topics}.
+     * Makes room for an append holding {@code bytes} and the slack, if the logs' share has too little
+     * now, by dropping the oldest batches of the largest logs among {@code topics}.
      */
     void makeRoom(long bytes, Collection<TopicRegistry.Topic> topics) {
         long share = budget.shareBytes(MemoryBudget.Kind.LOGS);
-        if (bytes > share || budget.fits(MemoryBudget.Kind.LOGS, bytes)) {
+        long slack = budget.limitBytes() / SLACK_DIVISOR;
+        if (bytes > share || budget.fits(MemoryBudget.Kind.LOGS, bytes + slack)) {
             return; // larger than the whole share, it is refused: no log gives way for it
         }
-        long wanted = Math.min(share, bytes + budget.limitBytes() / SLACK_DIVISOR);
+        long wanted = Math.min(share, bytes + 2 * slack);
         long freed = 0;
         String largestName = null;
         while (!budget.fits(MemoryBudget.Kind.LOGS, wanted)) {

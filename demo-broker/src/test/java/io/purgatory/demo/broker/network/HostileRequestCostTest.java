@@ -98,7 +98,7 @@ class HostileRequestCostTest {
 
     private EmbeddedChannel connection() {
         return new EmbeddedChannel(new KafkaRequestHandler(new KafkaApis(replicaManager, coordinator, stats), stats, 1,
-                config.maxResponseBytes(), Runnable::run, new RequestTimeQuota(1, 1_000, System::nanoTime))) {
+                config.maxResponseBytes(), Runnable::run, ConnectionQuotaTest.unlimited())) {
             @Override
             protected SocketAddress localAddress0() {
                 return new InetSocketAddress("localhost", 9092);

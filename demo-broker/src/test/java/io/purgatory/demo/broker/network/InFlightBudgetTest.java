@@ -34,7 +34,7 @@ class InFlightBudgetTest {
     private final MemoryBudget budget = new MemoryBudget(LIMIT);
     private final EmbeddedChannel channel = new EmbeddedChannel(
             new KafkaRequestHandler(new KafkaApis(replicaManager, coordinator, stats), stats, 8, 1 << 20, Runnable::run,
-                    new RequestTimeQuota(1, 1_000, System::nanoTime), budget)) {
+                    ConnectionQuotaTest.unlimited(), budget)) {
         @Override
         protected SocketAddress localAddress0() {
             return new InetSocketAddress("localhost", 9092);

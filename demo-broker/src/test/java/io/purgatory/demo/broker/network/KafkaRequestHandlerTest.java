@@ -66,7 +66,7 @@ class KafkaRequestHandlerTest {
     /** A connection to a handler with at most one request in flight, on an address metadata can advertise. */
     private EmbeddedChannel connection() {
         return new EmbeddedChannel(new KafkaRequestHandler(new KafkaApis(replicaManager, coordinator, stats), stats, 1, 1 << 20, Runnable::run,
-                new RequestTimeQuota(1, 1_000, System::nanoTime))) {
+                ConnectionQuotaTest.unlimited())) {
             @Override
             protected SocketAddress localAddress0() {
                 return new InetSocketAddress("localhost", 9092);

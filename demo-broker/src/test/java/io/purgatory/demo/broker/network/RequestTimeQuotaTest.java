@@ -48,6 +48,21 @@ class RequestTimeQuotaTest {
     }
 
     @Test
+    void networkTimeWritingAClientsResponsesCountsInItsRateAndThrottlesItsNextRequest() {
+        RequestTimeQuota.Client light = quota.newClient();
+        RequestTimeQuota.Client bigAnswers = quota.newClient();
+        light.record(ms(1));
+        assertEquals(0, bigAnswers.record(ms(100)), "within its share of 500 ms");
+
+        bigAnswers.recordNetwork(ms(500)); // its responses took the event loop 500 ms to write
+        assertEquals(0, bigAnswers.throttleMs(), "the network time throttles nothing by itself");
+        assertEquals(ms(600), bigAnswers.rateNanos());
+
+        assertEquals(200, bigAnswers.record(ms(0)), "its next request: (600 - 500) / 500 of the window");
+        assertEquals(0, light.record(ms(1)));
+    }
+
+    @Test
     void aThrottleIsAtMostOneWindow() {
         RequestTimeQuota.Client[] clients = {quota.newClient(), quota.newClient(), quota.newClient(), quota.newClient()};
         for (RequestTimeQuota.Client client : clients) {

@@ -67,6 +67,16 @@ class ReplicaManagerBudgetTest {
     }
 
     @Test
+    void eachAppendLeavesASlackOfTheLogsShareFreeForTheAppendsOfTheOtherHandlersAtOnce() {
+        for (int i = 0; i < 50; i++) { // about twice the logs' share
+            produce("big", (short) 1, batch(1200));
+            long free = budget.shareBytes(Kind.LOGS) - budget.used(Kind.LOGS);
+            assertTrue(free >= LIMIT / 64, "after append " + i + " only " + free + " bytes of the logs' share are free");
+        }
+        assertTrue(answers.stream().allMatch(answer -> answer.get(0).error() == Errors.NONE), "every append taken");
+    }
+
+    @Test
     void anAppendLargerThanTheLogsShareGetsKafkaStorageErrorAndAppendsNothing() {
         produce("small", (short) 1, batch(1000));
         MemoryRecords huge = batch((int) budget.shareBytes(Kind.LOGS));
