@@ -94,7 +94,9 @@ import org.slf4j.LoggerFactory;
  * {@code closed} is volatile; counters are {@link LongAdder}s. A walk of a list
  * ({@code checkAndComplete}, {@code advance}) adds its completions to the counters once, when it
  * ends ({@link WalkTally}): while walks run, {@link #numDelayed()} and the metrics' {@code completed}
- * lag by the operations those walks have completed so far.
+ * lag by the operations those walks have completed so far. An operation is counted completed or
+ * expired before it stops counting as delayed, so a reader that sees {@link #numDelayed()} fall
+ * sees it counted (never in neither count).
  *
  * <p>Counts of what the purgatory holds ({@link #watched()}, {@link #numDelayed()}) are {@code long},
  * as are the {@link PurgatoryMetrics}; a call's own result (how many operations {@code advance},
@@ -442,12 +444,12 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> extends
             return;
         }
         tally.end();
+        if (tally.completed != 0) {
+            metrics.onCompleted(tally.completed); // before they stop counting as delayed, as in completed()
+        }
         if (tally.unwatched != 0) {
             delayed.add(-tally.unwatched);
             counts.tombstones.add(tally.tombstones);
-        }
-        if (tally.completed != 0) {
-            metrics.onCompleted(tally.completed);
         }
         tally.clear();
     }
@@ -624,11 +626,11 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> extends
                 return;
             }
         }
+        if (counted) {
+            metrics.onCompleted(1); // before it stops counting as delayed, as an expired one is: never in neither count
+        }
         if (released >= 0) {
             unwatched(released);
-        }
-        if (counted) {
-            metrics.onCompleted(1);
         }
     }
 

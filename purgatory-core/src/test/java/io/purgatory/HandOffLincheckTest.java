@@ -194,7 +194,6 @@ class HandOffLincheckTest {
 
     private static ModelCheckingOptions options2x3(Class<? extends Scenario> test) {
         return options(5, 300, 2, 3)
-                .invocationTimeout$lincheck(120_000) // a shared, loaded machine: no invocation is a hang before two minutes
                 .addGuarantee(parksInEarnest(DelayedOperation.class, "parkForUnlock"))
                 .addGuarantee(jmxIgnored())
                 // an item offered to a waiter as it times out: the item is taken or left, never lost

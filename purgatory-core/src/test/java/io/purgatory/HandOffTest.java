@@ -304,7 +304,9 @@ class HandOffTest {
             }
         });
         taker.start();
-        await().until(() -> handOff.waiting("k") == 1);
+        // its expiry in the timer too: the offer counts the waiter before it schedules the expiry, and
+        // a timer advanced in between would leave the taker waiting for good
+        await().until(() -> handOff.waiting("k") == 1 && timer.size() == 1);
 
         timer.advance(100);
 

@@ -257,7 +257,9 @@ class WaitersTest {
         AtomicReference<WaitOutcome> outcome = new AtomicReference<>();
         Thread caller = new Thread(() -> outcome.set(awaitQuietly("k", 3, TIMEOUT)));
         caller.start();
-        await().until(() -> waiters.metrics().delayed() == 1);
+        // its expiry in the timer too: the offer counts the wait delayed before it schedules the expiry,
+        // and a timer advanced in between would leave the caller waiting for an hour
+        await().until(() -> waiters.metrics().delayed() == 1 && timer.size() == 1);
 
         timer.advance(TIMEOUT.toMillis());
 

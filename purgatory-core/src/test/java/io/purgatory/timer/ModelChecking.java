@@ -23,8 +23,21 @@ import org.jetbrains.lincheck.datastructures.Validate;
  * In a method marked silent (Lincheck's internal {@code mute} guarantee) a park does not return
  * spuriously, so a waiter that nobody wakes is reported as a deadlock. Runs mark the methods that
  * park that way, with {@link #parksInEarnest}.
+ *
+ * <p>A hang in the model is found by the model checker itself, by counting: a deadlock when every
+ * thread waits, a livelock when a loop makes no progress. Lincheck also stops an invocation that
+ * runs longer than a wall-clock limit (30 s unless set) and reports it as hung, with a thread dump;
+ * but an invocation's time is not the code's: each switch between its threads is a real unpark and
+ * a wait for a core, and the first invocations to reach a class instrument it then: a correct
+ * invocation's time grows with the machine's load (over a second on 2 cores at load 8), and a
+ * loaded CI machine reported a hang where there was none. The limit is set here, for every check,
+ * to {@value #STUCK_OUTSIDE_THE_MODEL_MS} ms: it only catches a thread stuck where the model
+ * checker does not see it, and never judges how long a step took.
  */
 public final class ModelChecking {
+
+    /** The wall-clock limit of one invocation (see the class comment): no correct invocation on a loaded machine reaches it. */
+    static final long STUCK_OUTSIDE_THE_MODEL_MS = 600_000;
 
     private ModelChecking() {
     }
@@ -41,7 +54,8 @@ public final class ModelChecking {
                 .threads(threads)
                 .actorsPerThread(actors)
                 .actorsBefore(1)
-                .actorsAfter(1);
+                .actorsAfter(1)
+                .invocationTimeout$lincheck(STUCK_OUTSIDE_THE_MODEL_MS);
     }
 
     /**

@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@link SystemTimer} driven by the test: the clock is the test's, and the reaper's rounds and the
@@ -118,6 +120,37 @@ class SystemTimerDrivenTest {
         }
         stepEveryMsUntil(timer, 20);
         assertEquals(List.of(3_008L, 3_008L, 6_011L, 9_014L), order, "delay * 1000 + the time it ran");
+    }
+
+    /**
+     * Tasks of one delay added in order, taken by the reaper over several rounds, share a bucket and
+     * run in the order they were added (each hand-off stack is reversed on its way). Driven, because
+     * in real time this holds only if the reaper's wheel clock keeps up with the adds: a reaper that
+     * was idle, or not scheduled, links the first of them a level up (their deadline lies a whole
+     * level-0 revolution past its stale clock), and moved down they line up behind the later ones
+     * linked straight into the level-0 bucket, as docs/architecture.md says of the timing wheel.
+     */
+    @ParameterizedTest(name = "delay {0} ms")
+    @ValueSource(longs = {0, 10})
+    void tasksWithTheSameDelayAddedInOrderRunInThatOrder(long delayMs) {
+        SystemTimer timer = timer(1, 20);
+        List<Integer> added = new ArrayList<>();
+        List<Integer> ran = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            int id = i;
+            timer.add(new TimerTask(delayMs) {
+                @Override
+                public void run() {
+                    ran.add(id);
+                }
+            });
+            added.add(id);
+            if (i % 7 == 6) {
+                step(timer); // the reaper takes them over several rounds; the executor runs those due
+            }
+        }
+        stepEveryMsUntil(timer, delayMs + 1);
+        assertEquals(added, ran);
     }
 
     @Test

@@ -160,21 +160,8 @@ class SystemTimerTest {
         }
     }
 
-    @ParameterizedTest(name = "delay {0} ms")
-    @ValueSource(longs = {0, 10})
-    void tasksWithTheSameDelayAddedInOrderRunInThatOrder(long delayMs) {
-        SystemTimer timer = start(1, 20);
-        List<Probe> probes = new ArrayList<>();
-        Queue<Probe> runOrder = new ConcurrentLinkedQueue<>();
-        for (int i = 0; i < 50; i++) {
-            probes.add(new Probe("#" + i, delayMs, runOrder::add));
-        }
-
-        probes.forEach(p -> p.addTo(timer));
-
-        awaiting().until(() -> runOrder.size() == probes.size());
-        assertEquals(probes, new ArrayList<>(runOrder));
-    }
+    // tasks of one delay added in order run in that order: SystemTimerDrivenTest (in real time the
+    // reaper's wheel clock may lag the adds, and the first of them then wait a level up)
 
     // ---------------------------------------------------------------------------------------------
     // Cancel

@@ -1,11 +1,13 @@
 package io.purgatory.demo.broker;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.clients.consumer.internals.ConsumerProtocol;
+import org.apache.kafka.common.message.HeartbeatRequestData;
 import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.message.JoinGroupRequestData.JoinGroupRequestProtocol;
 import org.apache.kafka.common.message.JoinGroupRequestData.JoinGroupRequestProtocolCollection;
@@ -13,6 +15,8 @@ import org.apache.kafka.common.message.JoinGroupResponseData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.SyncGroupResponseData;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.HeartbeatRequest;
+import org.apache.kafka.common.requests.HeartbeatResponse;
 import org.apache.kafka.common.requests.JoinGroupRequest;
 import org.apache.kafka.common.requests.JoinGroupResponse;
 import org.apache.kafka.common.requests.SyncGroupRequest;
@@ -22,7 +26,8 @@ import org.apache.kafka.common.requests.SyncGroupResponse;
  * A group member speaking the classic protocol by hand over a {@link WireClient}, for what a real
  * consumer never does: stop heartbeating while its connection stays, never send SyncGroup, send
  * garbage. It offers the "range" protocol with a consumer subscription, so real consumers in the
- * same group can assign to it. Not thread-safe: one test thread.
+ * same group can assign to it. Not thread-safe: one thread at a time (the test's, or one it hands the
+ * member to for heartbeats once it has joined and synced).
  */
 public final class RawMember {
     private final WireClient client;
@@ -76,6 +81,12 @@ public final class RawMember {
         SyncGroupRequestData data = new SyncGroupRequestData().setGroupId(group).setMemberId(memberId).setGenerationId(generation)
                 .setProtocolType("consumer").setProtocolName("range");
         return ((SyncGroupResponse) client.send(new SyncGroupRequest.Builder(data).build()).get(60, TimeUnit.SECONDS).response()).data();
+    }
+
+    /** A Heartbeat at the member's generation; the future completes with its error code. */
+    public CompletableFuture<Short> heartbeat() throws IOException {
+        HeartbeatRequestData data = new HeartbeatRequestData().setGroupId(group).setMemberId(memberId).setGenerationId(generation);
+        return client.send(new HeartbeatRequest.Builder(data).build()).thenApply(a -> ((HeartbeatResponse) a.response()).data().errorCode());
     }
 
     public String memberId() {

@@ -11,6 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.ProduceResponse;
@@ -20,7 +22,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.By;
-import org.openqa.selenium.WebElement;
+import org.openqa.selenium.JavascriptExecutor;
 import static io.purgatory.demo.broker.http.Browser.page;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -34,6 +36,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * consumers holding every partition again, with committed offsets and lag. A screenshot of the
  * page with the three-member group is written to {@code target/dashboard-groups.png} (the one in
  * docs/demo.md).
+ *
+ * <p>The page rebuilds the table on every sample (each second), so the test reads it whole, in one
+ * script ({@link #table()}), and takes what it asserts from the very reading that showed the group
+ * stable: cell by cell, a reading could span two renders. The third member heartbeats until the
+ * page has shown it, so that no load on the machine can make its session end before the test
+ * looked.
  */
 @Tag("integration")
 class DashboardGroupsBrowserTest {
@@ -84,39 +92,51 @@ class DashboardGroupsBrowserTest {
         ConcurrentLinkedQueue<GroupConsumer.Read> reads = new ConcurrentLinkedQueue<>();
         consumers.add(new GroupConsumer("a", broker.port(), "g", TOPIC, reads, Map.of()));
         consumers.add(new GroupConsumer("b", broker.port(), "g", TOPIC, reads, Map.of()));
-        page().until(() -> stableWith(List.of("a", "b")));
-        int generation = Integer.parseInt(cell(0, 2));
-        page().until(() -> cell(0, 7).contains("lag 0")); // they read and commit: the offsets column fills in
+        List<List<String>> shown = page().until(this::table, t -> stableWith(t, List.of("a", "b")));
+        int generation = Integer.parseInt(shown.get(0).get(2));
+        page().until(this::table, t -> t.get(0).get(7).contains("lag 0")); // they read and commit: the offsets column fills in
 
         RawMember crashing = new RawMember(brokers.connect(), "g", 2_000, 10_000);
         assertEquals(Errors.NONE.code(), crashing.join(TOPIC).errorCode()); // the consumers rejoin on their next heartbeat
         assertEquals(Errors.NONE.code(), crashing.sync().errorCode());
-        page().until(() -> stableWith(List.of("a", "b", "wire-client")));
-        assertEquals(generation + 1, Integer.parseInt(cell(0, 2)), "a rebalance: the next generation");
-        browser.screenshot(SCREENSHOT);
+        ScheduledExecutorService heartbeats = Executors.newSingleThreadScheduledExecutor();
+        try {
+            heartbeats.scheduleAtFixedRate(() -> {
+                try {
+                    crashing.heartbeat(); // its answer does not matter: the page shows what the broker made of it
+                } catch (Exception e) {
+                    throw new IllegalStateException("heartbeat", e);
+                }
+            }, 0, 200, TimeUnit.MILLISECONDS);
+            shown = page().until(this::table, t -> stableWith(t, List.of("a", "b", "wire-client")));
+            assertEquals(generation + 1, Integer.parseInt(shown.get(0).get(2)), "a rebalance: the next generation");
+            browser.screenshot(SCREENSHOT);
+        } finally {
+            heartbeats.shutdownNow();
+            assertTrue(heartbeats.awaitTermination(10, TimeUnit.SECONDS), "the heartbeats stopped");
+        }
 
-        // it sends no heartbeat: after its 2 s session the DelayedHeartbeat expires it and the others take over
-        page().atMost(Duration.ofSeconds(30)).until(() -> stableWith(List.of("a", "b")));
+        // it sends no more heartbeats: after its 2 s session the DelayedHeartbeat expires it and the others take over
+        shown = page().atMost(Duration.ofSeconds(30)).until(this::table, t -> stableWith(t, List.of("a", "b")));
         assertEquals(1, broker.coordinator().membersExpired());
-        assertEquals(generation + 2, Integer.parseInt(cell(0, 2)), "another rebalance");
+        assertEquals(generation + 2, Integer.parseInt(shown.get(0).get(2)), "another rebalance");
         assertEquals(List.of(), browser.consoleErrors(), "console errors");
     }
 
     /**
-     * Whether the panel shows group g Stable with exactly these members (by client id, in any order)
+     * Whether the table shows group g Stable with exactly these members (by client id, in any order)
      * and every partition of the topic assigned to one of them.
      */
-    private boolean stableWith(List<String> clientIds) {
-        List<WebElement> rows = rows();
-        if (rows.size() != clientIds.size() || !cell(0, 0).equals("g") || !cell(0, 1).equals("Stable")) {
+    private static boolean stableWith(List<List<String>> rows, List<String> clientIds) {
+        if (rows.size() != clientIds.size() || !rows.get(0).get(0).equals("g") || !rows.get(0).get(1).equals("Stable")) {
             return false;
         }
         List<String> members = new ArrayList<>();
         List<String> assigned = new ArrayList<>();
         for (int i = 0; i < rows.size(); i++) {
             int first = i == 0 ? 4 : 0; // the group's cells span its rows: only the first row has them
-            members.add(cell(i, first).split(",")[0]);
-            String partitions = cell(i, first + 1);
+            members.add(rows.get(i).get(first).split(",")[0]);
+            String partitions = rows.get(i).get(first + 1);
             if (!partitions.equals("–")) {
                 assigned.addAll(List.of(partitions.split(", ")));
             }
@@ -126,11 +146,13 @@ class DashboardGroupsBrowserTest {
                 && assigned.equals(List.of(TOPIC + "-0", TOPIC + "-1", TOPIC + "-2"));
     }
 
-    private List<WebElement> rows() {
-        return browser.driver().findElements(By.cssSelector("#groups tbody tr"));
-    }
-
-    private String cell(int row, int column) {
-        return rows().get(row).findElements(By.tagName("td")).get(column).getText();
+    /**
+     * The groups table's rows, each the texts of its cells, read by one script: the page renders
+     * between two scripts, never during one, so this is the table as one render left it.
+     */
+    @SuppressWarnings("unchecked")
+    private List<List<String>> table() {
+        return (List<List<String>>) ((JavascriptExecutor) browser.driver()).executeScript(
+                "return Array.from(document.querySelectorAll('#groups tbody tr'), r => Array.from(r.cells, c => c.innerText.trim()));");
     }
 }
