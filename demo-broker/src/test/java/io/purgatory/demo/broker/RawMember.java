@@ -1,9 +1,12 @@
 package io.purgatory.demo.broker;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.clients.consumer.internals.ConsumerProtocol;
@@ -87,6 +90,40 @@ public final class RawMember {
     public CompletableFuture<Short> heartbeat() throws IOException {
         HeartbeatRequestData data = new HeartbeatRequestData().setGroupId(group).setMemberId(memberId).setGenerationId(generation);
         return client.send(new HeartbeatRequest.Builder(data).build()).thenApply(a -> ((HeartbeatResponse) a.response()).data().errorCode());
+    }
+
+    /**
+     * Heartbeats every {@code periodMs} on a thread of its own until the returned handle is closed, after which
+     * the member is silent again. For a member that must stay in its group until the test has seen it there, on a
+     * machine loaded enough to outlast its session otherwise. Each heartbeat's answer is not looked at.
+     */
+    public Heartbeats heartbeatEvery(long periodMs) {
+        ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor();
+        thread.scheduleAtFixedRate(() -> {
+            try {
+                heartbeat();
+            } catch (IOException e) {
+                throw new UncheckedIOException("heartbeat of " + memberId, e);
+            }
+        }, 0, periodMs, TimeUnit.MILLISECONDS);
+        return new Heartbeats(thread);
+    }
+
+    /** The heartbeats {@link #heartbeatEvery} sends; closing stops them, and returns once none is being sent. */
+    public static final class Heartbeats implements AutoCloseable {
+        private final ScheduledExecutorService thread;
+
+        private Heartbeats(ScheduledExecutorService thread) {
+            this.thread = thread;
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            thread.shutdownNow();
+            if (!thread.awaitTermination(10, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("the heartbeats did not stop");
+            }
+        }
     }
 
     public String memberId() {

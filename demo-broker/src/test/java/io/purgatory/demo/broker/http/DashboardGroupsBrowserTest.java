@@ -11,8 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.ProduceResponse;
@@ -99,21 +97,10 @@ class DashboardGroupsBrowserTest {
         RawMember crashing = new RawMember(brokers.connect(), "g", 2_000, 10_000);
         assertEquals(Errors.NONE.code(), crashing.join(TOPIC).errorCode()); // the consumers rejoin on their next heartbeat
         assertEquals(Errors.NONE.code(), crashing.sync().errorCode());
-        ScheduledExecutorService heartbeats = Executors.newSingleThreadScheduledExecutor();
-        try {
-            heartbeats.scheduleAtFixedRate(() -> {
-                try {
-                    crashing.heartbeat(); // its answer does not matter: the page shows what the broker made of it
-                } catch (Exception e) {
-                    throw new IllegalStateException("heartbeat", e);
-                }
-            }, 0, 200, TimeUnit.MILLISECONDS);
+        try (RawMember.Heartbeats heartbeats = crashing.heartbeatEvery(200)) {
             shown = page().until(this::table, t -> stableWith(t, List.of("a", "b", "wire-client")));
             assertEquals(generation + 1, Integer.parseInt(shown.get(0).get(2)), "a rebalance: the next generation");
             browser.screenshot(SCREENSHOT);
-        } finally {
-            heartbeats.shutdownNow();
-            assertTrue(heartbeats.awaitTermination(10, TimeUnit.SECONDS), "the heartbeats stopped");
         }
 
         // it sends no more heartbeats: after its 2 s session the DelayedHeartbeat expires it and the others take over
