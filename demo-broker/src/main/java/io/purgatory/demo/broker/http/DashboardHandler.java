@@ -52,7 +52,7 @@ import org.slf4j.LoggerFactory;
  * {@code POST} whose {@code Origin} is another site (a page elsewhere must not stall replicas).
  *
  * <p>Thread-safe as far as it matters: one instance serves every channel, all on the HTTP event
- * loop's single thread, which alone touches {@code streamedScrapes}, the {@link RecentScrape} and
+ * loop's single thread, which alone touches {@code scrapes}, the {@link RecentScrape} and
  * the {@link EventStream}.
  */
 @Sharable
@@ -60,8 +60,8 @@ public final class DashboardHandler extends SimpleChannelInboundHandler<FullHttp
     private static final Logger LOG = LoggerFactory.getLogger(DashboardHandler.class);
     private static final Pattern REPLICA_ACTION = Pattern.compile("/api/replicas/([^/]+)/(stall|resume|lag)");
     private static final long MAX_LAG_MS = 60_000;
-    /** {@code /metrics} answers written at the same time at most. */
-    static final int MAX_STREAMED_SCRAPES = 4;
+    /** {@code /metrics} requests answered at the same time at most: waiting for their rendering or being written. */
+    static final int MAX_SCRAPES = 4;
     /** Bytes of a {@code /metrics} answer written at a time. */
     static final int SCRAPE_CHUNK_BYTES = 64 * 1024;
 
@@ -69,7 +69,7 @@ public final class DashboardHandler extends SimpleChannelInboundHandler<FullHttp
     private final StaticAssets assets;
     private final RecentScrape metrics;
     private final EventStream events;
-    private int streamedScrapes; // /metrics answers being written now
+    private int scrapes; // /metrics requests being answered now: waiting for their rendering or being written
 
     DashboardHandler(ReplicaManager replicaManager, StaticAssets assets, RecentScrape metrics, EventStream events) {
         this.replicaManager = replicaManager;
@@ -131,33 +131,51 @@ public final class DashboardHandler extends SimpleChannelInboundHandler<FullHttp
     }
 
     /**
-     * Answers {@code /metrics}: a rendering, shared while other answers are written ({@link RecentScrape}), streamed in chunks of
-     * {@value #SCRAPE_CHUNK_BYTES} bytes as the client reads them, so a slow or gone client holds no
-     * more than the channel's high water mark of it off the heap; at most
-     * {@value #MAX_STREAMED_SCRAPES} answers are written at a time (one more gets 503 with
-     * {@code Retry-After}), so slow readers hold at most that many renderings. A client gone before its
-     * turn gets nothing rendered.
+     * Answers {@code /metrics}: a rendering made away from the event loop and shared while other
+     * scrapes are answered ({@link RecentScrape}), streamed in chunks of {@value #SCRAPE_CHUNK_BYTES}
+     * bytes as the client reads them, so a slow or gone client holds no more than the channel's high
+     * water mark of it off the heap. At most {@value #MAX_SCRAPES} scrapes are answered at a time
+     * (waiting for their rendering or being written; one more gets 503 with {@code Retry-After}), so
+     * slow readers hold at most that many renderings. A client gone before its turn gets nothing
+     * rendered, and one gone while its rendering ran gets nothing written.
      */
     private void scrape(ChannelHandlerContext ctx, FullHttpRequest request) {
         if (!ctx.channel().isActive()) {
             return;
         }
-        if (streamedScrapes >= MAX_STREAMED_SCRAPES) {
+        if (scrapes >= MAX_SCRAPES) {
             FullHttpResponse busy = text(HttpResponseStatus.SERVICE_UNAVAILABLE,
-                    MAX_STREAMED_SCRAPES + " /metrics answers are being written; try again in a second");
+                    MAX_SCRAPES + " /metrics requests are being answered; try again in a second");
             busy.headers().set(HttpHeaderNames.RETRY_AFTER, 1);
             respond(ctx, request, busy, true);
             return;
         }
-        byte[] body = metrics.get(streamedScrapes > 0);
+        boolean keep = HttpUtil.isKeepAlive(request);
+        scrapes++;
+        metrics.get(scrapes > 1).whenComplete((body, failure) -> ctx.executor().execute(() -> {
+            if (failure != null) {
+                scrapes--;
+                OutOfMemoryExit.check(failure);
+                LOG.warn("cannot render /metrics", failure);
+                FullHttpResponse error = text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "cannot render the metrics; the broker's log says why");
+                HttpUtil.setKeepAlive(error, false);
+                ctx.writeAndFlush(error).addListener(ChannelFutureListener.CLOSE);
+            } else if (!ctx.channel().isActive()) {
+                scrapes--;
+            } else {
+                stream(ctx, body, keep);
+            }
+        }));
+    }
+
+    /** Writes a rendering of {@code /metrics}, chunk by chunk as the client reads; one scrape fewer once written (or failed). */
+    private void stream(ChannelHandlerContext ctx, byte[] body, boolean keep) {
         HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
         headers(head, body.length, MetricsExporter.CONTENT_TYPE);
-        boolean keep = HttpUtil.isKeepAlive(request);
         HttpUtil.setKeepAlive(head, keep);
-        streamedScrapes++;
         ctx.write(head);
         ChannelFuture written = ctx.writeAndFlush(new HttpChunkedInput(new ChunkedStream(new ByteArrayInputStream(body), SCRAPE_CHUNK_BYTES)));
-        written.addListener(done -> streamedScrapes--);
+        written.addListener(done -> scrapes--);
         if (!keep) {
             written.addListener(ChannelFutureListener.CLOSE);
         }

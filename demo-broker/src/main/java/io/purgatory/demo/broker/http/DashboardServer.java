@@ -24,6 +24,8 @@ import io.purgatory.demo.broker.metrics.ThrottledWarning;
 import io.purgatory.demo.broker.server.ReplicaManager;
 import java.net.InetSocketAddress;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -36,18 +38,22 @@ import org.slf4j.LoggerFactory;
  * <p>It runs on its own event loop group of one thread, {@code http-io}, apart from the Kafka
  * listener's, so no HTTP client can delay a Kafka request; and it bounds what a client can make it
  * hold: {@value #MAX_CONNECTIONS} connections, {@value #MAX_CONNECTIONS_PER_ADDRESS} from one
- * address (a new one past either takes the place of the one waiting longest for its next request, or
- * is refused when all are being answered: {@link DashboardConnections}), request lines of 4 KiB,
+ * address (a new one past either takes the place of the one waiting longest for its next request,
+ * when that one has waited more than {@value #NEW_CONNECTION_GRACE_MS} ms, or is refused:
+ * {@link DashboardConnections}), request lines of 4 KiB,
  * headers of 8 KiB, bodies of {@value #MAX_BODY_BYTES} bytes (more gets 413); a request must arrive
  * whole within {@value #REQUEST_DEADLINE_MS} ms of the connection or of the previous response, and
  * pipelined requests are answered one at a time, for clients still connected
  * ({@link HttpConnectionGuard}); an event stream that does not read is closed ({@link EventStream}).
- * {@code /metrics} is rendered at most once a second while others are being answered ({@link RecentScrape}) and streamed in chunks as
- * the client reads, at most {@value DashboardHandler#MAX_STREAMED_SCRAPES} at a time.
+ * {@code /metrics} is rendered on a thread of its own, {@code http-metrics}, once for every scrape
+ * that comes while it renders and at most once a second while others are being answered
+ * ({@link RecentScrape}), and streamed in chunks as the client reads, at most
+ * {@value DashboardHandler#MAX_SCRAPES} at a time.
  *
  * <p>Thread-safe: start it with {@link #start}; {@link #close()} is idempotent and may be called
  * from any thread. Everything else runs on the {@code http-io} thread: the connections, the handler
- * and the once-a-second {@link EventStream#tick()}.
+ * and the once-a-second {@link EventStream#tick()}; only the renderings of {@code /metrics} run on
+ * {@code http-metrics}.
  */
 public final class DashboardServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DashboardServer.class);
@@ -56,6 +62,8 @@ public final class DashboardServer implements AutoCloseable {
     static final int MAX_BODY_BYTES = 16 * 1024;
     /** How long a client has to send a whole request, from its connection or its previous response. */
     static final long REQUEST_DEADLINE_MS = 10_000;
+    /** How long a connection keeps its place, from its connection or its previous response, before a new one may take it. */
+    static final long NEW_CONNECTION_GRACE_MS = 1_000;
     /** How long a {@code /metrics} rendering is served again. */
     static final long SCRAPE_MAX_AGE_MS = 1_000;
     /** Refused connections are logged at most once per this period, with a count. */
@@ -67,6 +75,7 @@ public final class DashboardServer implements AutoCloseable {
     private static final long SAMPLE_PERIOD_MS = 1_000;
 
     private final EventLoopGroup group;
+    private final ExecutorService renderer = Executors.newSingleThreadExecutor(new DefaultThreadFactory("http-metrics", true));
     private final ChannelGroup connections;
     private final Channel serverChannel;
     private final ScheduledFuture<?> sampling;
@@ -81,8 +90,9 @@ public final class DashboardServer implements AutoCloseable {
             EventStream events = loop.submit(() -> new EventStream(sampler::sample, HISTORY_SAMPLES, HISTORY_BUDGET_CHARS)).get();
             MetricsExporter metrics = new MetricsExporter(replicaManager, coordinator, stats);
             DashboardHandler handler = new DashboardHandler(replicaManager, new StaticAssets(),
-                    new RecentScrape(metrics::scrape, SCRAPE_MAX_AGE_MS, System::nanoTime), events);
+                    new RecentScrape(metrics::scrape, renderer, SCRAPE_MAX_AGE_MS, System::nanoTime), events);
             DashboardConnections admitted = new DashboardConnections(MAX_CONNECTIONS, MAX_CONNECTIONS_PER_ADDRESS,
+                    TimeUnit.MILLISECONDS.toNanos(NEW_CONNECTION_GRACE_MS), System::nanoTime,
                     new ThrottledWarning(LOG::warn, REFUSAL_WARNING_PERIOD_MS, System::nanoTime));
             this.serverChannel = new ServerBootstrap()
                     .group(group)
@@ -97,12 +107,7 @@ public final class DashboardServer implements AutoCloseable {
                                 return;
                             }
                             connections.add(channel);
-                            channel.pipeline()
-                                    .addLast(new HttpServerCodec(4096, 8192, 8192))
-                                    .addLast(new HttpObjectAggregator(MAX_BODY_BYTES))
-                                    .addLast(new ChunkedWriteHandler())
-                                    .addLast(guard)
-                                    .addLast(handler);
+                            serve(channel, guard, handler);
                         }
                     })
                     .bind(host, port)
@@ -110,12 +115,22 @@ public final class DashboardServer implements AutoCloseable {
                     .channel();
             this.sampling = loop.scheduleAtFixedRate(events::tick, SAMPLE_PERIOD_MS, SAMPLE_PERIOD_MS, TimeUnit.MILLISECONDS);
         } catch (InterruptedException | RuntimeException e) {
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+            stopThreads();
             throw e;
         } catch (ExecutionException e) {
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+            stopThreads();
             throw new IllegalStateException("cannot take the first sample", e.getCause());
         }
+    }
+
+    /** Puts the dashboard's handlers on an accepted connection's pipeline: HTTP's codec with its limits, {@code guard}, then {@code handler}. */
+    static void serve(Channel channel, HttpConnectionGuard guard, DashboardHandler handler) {
+        channel.pipeline()
+                .addLast(new HttpServerCodec(4096, 8192, 8192))
+                .addLast(new HttpObjectAggregator(MAX_BODY_BYTES))
+                .addLast(new ChunkedWriteHandler())
+                .addLast(guard)
+                .addLast(handler);
     }
 
     /**
@@ -152,6 +167,11 @@ public final class DashboardServer implements AutoCloseable {
         sampling.cancel(false);
         serverChannel.close().awaitUninterruptibly();
         connections.close().awaitUninterruptibly();
+        stopThreads();
+    }
+
+    private void stopThreads() {
+        renderer.shutdownNow();
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
     }
 

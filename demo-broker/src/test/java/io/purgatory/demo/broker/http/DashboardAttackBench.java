@@ -3,6 +3,8 @@ package io.purgatory.demo.broker.http;
 import io.purgatory.demo.broker.WireClient;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
@@ -36,12 +38,16 @@ import org.apache.kafka.common.requests.OffsetCommitRequest;
  *       they can; prints how many (count the broker's log lines about refusals beside it).</li>
  * </ul>
  *
- * A benchmark, not a test: run it by hand (docs/benchmarks.md) against a broker started with
+ * The attackers connect from {@code ATTACKER_ADDRESS} (default {@code 127.0.0.2}: another host,
+ * as far as the broker's per-address caps can tell, on Linux's loopback), the new client from
+ * {@code 127.0.0.1}; give {@code 127.0.0.1} to attack from the client's own address.
+ *
+ * <p>A benchmark, not a test: run it by hand (docs/benchmarks.md) against a broker started with
  * {@code --topic wide:1000}.
  *
  * <pre>
  * java -cp demo-broker/target/demo-broker.jar:demo-broker/target/test-classes \
- *     io.purgatory.demo.broker.http.DashboardAttackBench KAFKA_PORT HTTP_PORT SECONDS
+ *     io.purgatory.demo.broker.http.DashboardAttackBench KAFKA_PORT HTTP_PORT SECONDS [ATTACKER_ADDRESS]
  * </pre>
  */
 public final class DashboardAttackBench {
@@ -52,15 +58,27 @@ public final class DashboardAttackBench {
     private static final int PARTITIONS = 1_000;
 
     private final int httpPort;
+    private final InetAddress attacker;
 
-    private DashboardAttackBench(int httpPort) {
+    private DashboardAttackBench(int httpPort, InetAddress attacker) {
         this.httpPort = httpPort;
+        this.attacker = attacker;
+    }
+
+    /** A connection to the dashboard from the attackers' address. */
+    private Socket attackerSocket() throws IOException {
+        Socket socket = new Socket();
+        socket.bind(new InetSocketAddress(attacker, 0));
+        socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), httpPort));
+        return socket;
     }
 
     public static void main(String[] args) throws Exception {
         int kafkaPort = Integer.parseInt(args[0]);
         int seconds = Integer.parseInt(args[2]);
-        DashboardAttackBench bench = new DashboardAttackBench(Integer.parseInt(args[1]));
+        InetAddress attacker = InetAddress.getByName(args.length > 3 ? args[3] : "127.0.0.2");
+        DashboardAttackBench bench = new DashboardAttackBench(Integer.parseInt(args[1]), attacker);
+        System.out.println("attackers from " + attacker.getHostAddress() + ", the new client from 127.0.0.1");
         System.out.println("alone:     " + bench.probe(seconds, () -> { }));
         System.out.println("slowloris: " + bench.probe(seconds, bench::slowloris));
         commitOffsets(kafkaPort);
@@ -124,7 +142,7 @@ public final class DashboardAttackBench {
                 byte[] request = ("GET /api/state HTTP/1.1\r\nHost: localhost\r\nX-Slow: " + "a".repeat(36) + "\r\n")
                         .getBytes(StandardCharsets.US_ASCII);
                 while (attacking.get()) {
-                    try (Socket socket = new Socket("127.0.0.1", httpPort)) {
+                    try (Socket socket = attackerSocket()) {
                         OutputStream out = socket.getOutputStream();
                         for (int i = 0; i < request.length && attacking.get(); i++) {
                             out.write(request[i]);
@@ -143,7 +161,7 @@ public final class DashboardAttackBench {
         byte[] twenty = "GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n".repeat(20).getBytes(StandardCharsets.US_ASCII);
         for (int c = 0; c < 32; c++) {
             daemon("scraper-" + c, () -> {
-                try (Socket socket = new Socket("127.0.0.1", httpPort)) {
+                try (Socket socket = attackerSocket()) {
                     socket.getOutputStream().write(twenty);
                 } catch (IOException refused) {
                     // refused or reset: gone all the same
@@ -156,7 +174,7 @@ public final class DashboardAttackBench {
         for (int c = 0; c < 8; c++) {
             daemon("connect-" + c, () -> {
                 while (attacking.get()) {
-                    try (Socket socket = new Socket("127.0.0.1", httpPort)) {
+                    try (Socket socket = attackerSocket()) {
                         connects.incrementAndGet();
                     } catch (IOException refused) {
                         connects.incrementAndGet();
