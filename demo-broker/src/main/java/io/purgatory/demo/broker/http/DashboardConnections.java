@@ -8,7 +8,6 @@ import java.net.SocketAddress;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,12 +16,9 @@ import org.slf4j.LoggerFactory;
  * {@code maxPerAddress} from one client address. A new connection past either cap takes the place of
  * the connection (of that address, or of any when the total is reached) that has waited longest for
  * its next request ({@link HttpConnectionGuard#waitingSinceNanos()}): a connection trickling its
- * headers, or an idle keep-alive one, is closed so that a new client is served at once. A connection
- * keeps its place for a grace period from its connection (and from each response) to send its
- * request: a flood of new connections refuses itself, and does not close a client that has just
- * connected from the same address. Only when every connection in the way is being answered (an
- * event stream, a response being written) or within its grace is the new one refused (closed at
- * once); refusals are logged at most once per period, with a count.
+ * headers, or an idle keep-alive one, is closed so that a new client is served at once. Only when
+ * every connection in the way is being answered (an event stream, a response being written) is the new
+ * one refused (closed at once); refusals are logged at most once per period, with a count.
  *
  * <p>Not thread-safe: confined to the HTTP event loop, which accepts and closes every connection.
  */
@@ -31,8 +27,6 @@ final class DashboardConnections {
 
     private final int maxConnections;
     private final int maxPerAddress;
-    private final long graceNanos;
-    private final LongSupplier nanoClock;
     private final ThrottledWarning refusals;
     private final Map<Channel, Held> open = new LinkedHashMap<>();
     private final Map<Object, Integer> perAddress = new HashMap<>();
@@ -41,16 +35,10 @@ final class DashboardConnections {
     private record Held(HttpConnectionGuard guard, Object address) {
     }
 
-    /**
-     * @param graceNanos how long a connection waiting for a request keeps its place
-     * @param nanoClock the guards' clock ({@link System#nanoTime} but in tests)
-     * @param refusals where refusals are logged, throttled
-     */
-    DashboardConnections(int maxConnections, int maxPerAddress, long graceNanos, LongSupplier nanoClock, ThrottledWarning refusals) {
+    /** @param refusals where refusals are logged, throttled */
+    DashboardConnections(int maxConnections, int maxPerAddress, ThrottledWarning refusals) {
         this.maxConnections = maxConnections;
         this.maxPerAddress = maxPerAddress;
-        this.graceNanos = graceNanos;
-        this.nanoClock = nanoClock;
         this.refusals = refusals;
     }
 
@@ -68,8 +56,7 @@ final class DashboardConnections {
             Channel victim = longestWaiting(from);
             if (victim == null) {
                 refusals.warn("refusing HTTP connection from " + channel.remoteAddress() + ": " + open.size() + " open (at most "
-                        + maxConnections + ", " + maxPerAddress + " per address; " + fromAddress
-                        + " from this one), each being answered or within its grace to send a request");
+                        + maxConnections + ", " + maxPerAddress + " per address; " + fromAddress + " from this one), each being answered");
                 channel.close();
                 return false;
             }
@@ -88,17 +75,13 @@ final class DashboardConnections {
         return open.size();
     }
 
-    /**
-     * The connection (from {@code address}, or from any when null) that has waited longest for a
-     * request, past its grace; null when none has.
-     */
+    /** The connection (from {@code address}, or from any when null) that has waited longest for a request; null when none waits. */
     private Channel longestWaiting(Object address) {
-        long now = nanoClock.getAsLong();
         Channel oldest = null;
         long since = HttpConnectionGuard.NOT_WAITING;
         for (Map.Entry<Channel, Held> entry : open.entrySet()) {
             long waiting = entry.getValue().guard().waitingSinceNanos();
-            if (waiting != HttpConnectionGuard.NOT_WAITING && now - waiting >= graceNanos && (oldest == null || waiting - since < 0)
+            if (waiting != HttpConnectionGuard.NOT_WAITING && (oldest == null || waiting - since < 0)
                     && (address == null || address.equals(entry.getValue().address()))) {
                 oldest = entry.getKey();
                 since = waiting;

@@ -38,9 +38,8 @@ import org.slf4j.LoggerFactory;
  * <p>It runs on its own event loop group of one thread, {@code http-io}, apart from the Kafka
  * listener's, so no HTTP client can delay a Kafka request; and it bounds what a client can make it
  * hold: {@value #MAX_CONNECTIONS} connections, {@value #MAX_CONNECTIONS_PER_ADDRESS} from one
- * address (a new one past either takes the place of the one waiting longest for its next request,
- * when that one has waited more than {@value #NEW_CONNECTION_GRACE_MS} ms, or is refused:
- * {@link DashboardConnections}), request lines of 4 KiB,
+ * address (a new one past either takes the place of the one waiting longest for its next request, or
+ * is refused when all are being answered: {@link DashboardConnections}), request lines of 4 KiB,
  * headers of 8 KiB, bodies of {@value #MAX_BODY_BYTES} bytes (more gets 413); a request must arrive
  * whole within {@value #REQUEST_DEADLINE_MS} ms of the connection or of the previous response, and
  * pipelined requests are answered one at a time, for clients still connected
@@ -62,8 +61,6 @@ public final class DashboardServer implements AutoCloseable {
     static final int MAX_BODY_BYTES = 16 * 1024;
     /** How long a client has to send a whole request, from its connection or its previous response. */
     static final long REQUEST_DEADLINE_MS = 10_000;
-    /** How long a connection keeps its place, from its connection or its previous response, before a new one may take it. */
-    static final long NEW_CONNECTION_GRACE_MS = 1_000;
     /** How long a {@code /metrics} rendering is served again. */
     static final long SCRAPE_MAX_AGE_MS = 1_000;
     /** Refused connections are logged at most once per this period, with a count. */
@@ -92,7 +89,6 @@ public final class DashboardServer implements AutoCloseable {
             DashboardHandler handler = new DashboardHandler(replicaManager, new StaticAssets(),
                     new RecentScrape(metrics::scrape, renderer, SCRAPE_MAX_AGE_MS, System::nanoTime), events);
             DashboardConnections admitted = new DashboardConnections(MAX_CONNECTIONS, MAX_CONNECTIONS_PER_ADDRESS,
-                    TimeUnit.MILLISECONDS.toNanos(NEW_CONNECTION_GRACE_MS), System::nanoTime,
                     new ThrottledWarning(LOG::warn, REFUSAL_WARNING_PERIOD_MS, System::nanoTime));
             this.serverChannel = new ServerBootstrap()
                     .group(group)

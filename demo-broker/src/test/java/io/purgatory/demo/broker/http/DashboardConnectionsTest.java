@@ -28,7 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class DashboardConnectionsTest {
     private final AtomicLong nanos = new AtomicLong();
     private final List<String> warnings = new ArrayList<>();
-    private final DashboardConnections connections = connections(0);
+    private final DashboardConnections connections = new DashboardConnections(3, 2,
+            new ThrottledWarning(warnings::add, 10_000, nanos::get));
     private final List<EmbeddedChannel> channels = new ArrayList<>();
 
     @AfterEach
@@ -36,18 +37,8 @@ class DashboardConnectionsTest {
         channels.forEach(EmbeddedChannel::finishAndReleaseAll);
     }
 
-    /** At most 3 connections, 2 from one address, each keeping its place for {@code graceNanos}. */
-    private DashboardConnections connections(long graceNanos) {
-        return new DashboardConnections(3, 2, graceNanos, nanos::get, new ThrottledWarning(warnings::add, 10_000, nanos::get));
-    }
-
     /** A connection from {@code host}, accepted at {@code atNanos}, waiting for its first request. */
     private EmbeddedChannel connect(String host, long atNanos) {
-        return connect(connections, host, atNanos);
-    }
-
-    /** A connection from {@code host}, offered to {@code connections} at {@code atNanos}, waiting for its first request. */
-    private EmbeddedChannel connect(DashboardConnections connections, String host, long atNanos) {
         nanos.set(atNanos);
         InetSocketAddress remote = new InetSocketAddress(host, 40_000 + channels.size());
         EmbeddedChannel channel = new EmbeddedChannel() {
@@ -121,23 +112,5 @@ class DashboardConnectionsTest {
         assertEquals(2, warnings.size());
         assertTrue(warnings.get(1).endsWith("(5 more like it since the last warning, not logged)"), warnings.get(1));
         assertEquals(3, connections.size());
-    }
-
-    @Test
-    void aConnectionKeepsItsPlaceForItsGrace() {
-        DashboardConnections graced = connections(1_000);
-        EmbeddedChannel first = connect(graced, "127.0.0.1", 0);
-        EmbeddedChannel second = connect(graced, "127.0.0.1", 500);
-
-        EmbeddedChannel flood = connect(graced, "127.0.0.1", 999);
-        assertFalse(flood.isOpen(), "both connections of the address within their grace: the new one is refused");
-        assertTrue(first.isOpen());
-        assertTrue(second.isOpen());
-
-        EmbeddedChannel later = connect(graced, "127.0.0.1", 1_000);
-        assertTrue(later.isOpen());
-        assertFalse(first.isOpen(), "past its grace, waiting longest");
-        assertTrue(second.isOpen(), "still within its grace");
-        assertEquals(1, warnings.size(), "the refusal, logged");
     }
 }
