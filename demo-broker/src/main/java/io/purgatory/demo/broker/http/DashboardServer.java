@@ -40,7 +40,9 @@ import org.slf4j.LoggerFactory;
  * listener's, so no HTTP client can delay a Kafka request; and it bounds what a client can make it
  * hold: {@value #MAX_CONNECTIONS} connections, {@value #MAX_CONNECTIONS_PER_ADDRESS} from one
  * address (a new one past either takes the place of the one waiting longest for its next request, or
- * is refused when all are being answered: {@link DashboardConnections}), request lines of 4 KiB,
+ * is refused when all are being answered: {@link DashboardConnections}; connections are accepted
+ * one at a time between reads, so that a flood of them cannot take the place of a client whose
+ * request has come but is not read yet), request lines of 4 KiB,
  * headers of 8 KiB, bodies of {@value #MAX_BODY_BYTES} bytes (more gets 413); a request must arrive
  * whole within {@value #REQUEST_DEADLINE_MS} ms of the connection or of the previous response, and
  * pipelined requests are answered one at a time, for clients still connected
