@@ -11,6 +11,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -89,5 +90,27 @@ class KafkaProducerTest {
         // the producer gave up first and closed its connection, which took the parked produce out of the purgatory
         Waits.soon().until(() -> broker.replicaManager().producePurgatoryMetrics().delayed() == 0);
         assertEquals(1, broker.replicaManager().producePurgatoryMetrics().expired() + broker.replicaManager().producePurgatoryMetrics().completed());
+    }
+
+    @Test
+    void anIdempotentProducersBatchSentAgainAfterATimeoutIsStoredOnce() throws Exception {
+        broker = brokers.start(BrokerConfig.builder().stallReplica(2)); // acks=all waits until it is resumed
+        try (KafkaProducer<String, String> producer = producer(Map.of(
+                ProducerConfig.ACKS_CONFIG, "all",
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
+                ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 1_000,
+                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 120_000))) {
+            List<Future<RecordMetadata>> sent = new ArrayList<>();
+            sent.add(producer.send(new ProducerRecord<>("demo", 0, null, "value-0")));
+            Waits.soon().until(() -> broker.stats().requests().getOrDefault(ApiKeys.PRODUCE, 0L) >= 3); // sent, timed out, sent again twice
+            for (int i = 1; i < 10; i++) {
+                sent.add(producer.send(new ProducerRecord<>("demo", 0, null, "value-" + i)));
+            }
+            broker.followers().resume(2);
+            for (int i = 0; i < sent.size(); i++) {
+                assertEquals(i, acknowledged(sent.get(i)).offset(), "each record at its own offset, once");
+            }
+        }
+        assertEquals(10, broker.replicaManager().partition("demo", 0).leaderEndOffset(), "no batch stored twice");
     }
 }

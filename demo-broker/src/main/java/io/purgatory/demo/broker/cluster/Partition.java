@@ -4,6 +4,7 @@ import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.purgatory.demo.broker.log.LogConfig;
 import io.purgatory.demo.broker.log.LogMemory;
 import io.purgatory.demo.broker.log.PartitionLog;
+import io.purgatory.demo.broker.log.ProducerStates;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -124,10 +125,14 @@ public final class Partition {
      * ({@link Errors#UNKNOWN_TOPIC_OR_PARTITION}), a batch is larger than {@code max.message.bytes}
      * ({@link Errors#MESSAGE_TOO_LARGE}, as Kafka's {@code RecordTooLargeException}) or the broker's
      * memory budget has no room for the batches ({@link Errors#KAFKA_STORAGE_ERROR}, Kafka's answer
-     * when a log cannot be written for want of space: retriable, the producer sends again).
+     * when a log cannot be written for want of space: retriable, the producer sends again), or an
+     * idempotent producer's batch is out of sequence or of an old epoch
+     * ({@link Errors#OUT_OF_ORDER_SEQUENCE_NUMBER}, {@link Errors#INVALID_PRODUCER_EPOCH}). A batch
+     * its idempotent producer sent before, still in the log, is not appended again: the result
+     * has the first copy's offsets ({@link PartitionLog#checkProducer}).
      *
-     * @return where they went, and whether the append moved the high watermark (only when the ISR
-     *     is the leader alone)
+     * @return where they went (for a duplicate, where the first copy is), and whether the append
+     *     moved the high watermark (only when the ISR is the leader alone)
      */
     public synchronized AppendResult append(MemoryRecords records) {
         if (deleted) {
@@ -137,6 +142,13 @@ public final class Partition {
             if (batch.sizeInBytes() > config.maxMessageBytes()) {
                 return AppendResult.refused(Errors.MESSAGE_TOO_LARGE);
             }
+        }
+        ProducerStates.Check producer = log.checkProducer(records);
+        if (producer.error() != Errors.NONE) {
+            return AppendResult.refused(producer.error());
+        }
+        if (producer.duplicateOf() != null) { // sent again after a timeout: answered with the first copy's offsets
+            return new AppendResult(Errors.NONE, producer.duplicateOf().baseOffset(), producer.duplicateOf().lastOffset() + 1, FetchResult.NOT_MOVED);
         }
         long highWatermarkBefore = highWatermark();
         long base = log.append(records);

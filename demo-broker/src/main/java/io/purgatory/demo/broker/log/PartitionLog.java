@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.DefaultRecordBatch;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MutableRecordBatch;
@@ -29,16 +30,22 @@ import org.apache.kafka.common.record.internal.MutableRecordBatch;
  * {@code o} (clients skip the records before their fetch offset, as with Kafka), and a byte count
  * "from {@code o}" is counted from that batch's start, as Kafka's {@code positionDiff} does.
  *
+ * <p>Idempotent producers: the log keeps each producer's recent batches ({@link ProducerStates});
+ * {@link #checkProducer} tells a batch sent again after a timeout, which is not to be appended, from
+ * one out of sequence, which is refused.
+ *
  * <p>Memory: each batch held counts its bytes plus {@link #BATCH_OVERHEAD_BYTES} (the buffer, the
- * batch view and the map entry around it) in the {@link LogMemory} the log is given. An append that
+ * batch view and the map entry around it), and each producer kept
+ * {@value ProducerStates#PRODUCER_BYTES}, in the {@link LogMemory} the log is given. An append that
  * the memory refuses appends nothing ({@link #NO_ROOM}); every batch dropped (retention,
- * {@link #deleteRecordsBefore}, {@link #dropOldest}, {@link #clear}) gives its bytes back. Invariant:
- * {@code heldBytes} is {@code sizeInBytes} plus the overhead of each batch held, and is what the
- * log holds in its {@code LogMemory}.
+ * {@link #deleteRecordsBefore}, {@link #dropOldest}, {@link #clear}) gives its bytes back, and so
+ * does every producer forgotten once the log start offset passes its last batch. Invariant:
+ * {@code heldBytes} is {@code sizeInBytes} plus the overhead of each batch held plus each
+ * producer's, and is what the log holds in its {@code LogMemory}.
  *
  * <p>Not thread-safe: its {@code Partition} owns it and calls it only under the partition's lock,
- * which guards {@code batches}, {@code sizeInBytes}, {@code heldBytes}, {@code logStartOffset} and
- * {@code logEndOffset}. A batch's buffer is never written after {@link #append} returns, so the
+ * which guards {@code batches}, {@code producers}, {@code sizeInBytes}, {@code heldBytes},
+ * {@code logStartOffset} and {@code logEndOffset}. A batch's buffer is never written after {@link #append} returns, so the
  * {@link MemoryRecords} that reads return may be used after the lock is released.
  */
 public final class PartitionLog {
@@ -57,6 +64,7 @@ public final class PartitionLog {
     private long retentionBytes;
     private final LogMemory memory;
     private final NavigableMap<Long, MutableRecordBatch> batches = new TreeMap<>();
+    private final ProducerStates producers = new ProducerStates();
     private long sizeInBytes;
     private long heldBytes;
     private long logStartOffset;
@@ -91,7 +99,7 @@ public final class PartitionLog {
      *     {@link LogMemory} refuses the batches' bytes
      */
     public long append(MemoryRecords records) {
-        long held = heldBytes(records);
+        long held = heldBytes(records) + (long) ProducerStates.PRODUCER_BYTES * producers.adding(records.batches());
         if (!memory.tryHold(held)) {
             return NO_ROOM;
         }
@@ -107,9 +115,38 @@ public final class PartitionLog {
             batches.put(batch.baseOffset(), batch);
             sizeInBytes += batch.sizeInBytes();
             logEndOffset = batch.lastOffset() + 1;
+            producers.appended(batch);
         }
         enforceRetention();
         return base;
+    }
+
+    /**
+     * What {@code records} (validated batches) are to their idempotent producers' state
+     * ({@link ProducerStates}): to be appended, a duplicate of a batch in the log, or refused with
+     * an error; the first batch that is not to be appended tells. Changes nothing.
+     */
+    public ProducerStates.Check checkProducer(MemoryRecords records) {
+        for (MutableRecordBatch batch : records.batches()) {
+            ProducerStates.Check check = producers.check(batch);
+            if (check.error() != Errors.NONE || check.duplicateOf() != null) {
+                return check;
+            }
+        }
+        return ProducerStates.Check.APPEND;
+    }
+
+    /** Idempotent producers kept now (each with a batch in the log). */
+    public int producers() {
+        return producers.size();
+    }
+
+    /** Forgets the producers whose last batch is below the log start offset; the bytes given back. */
+    private long forgetProducers() {
+        long released = (long) ProducerStates.PRODUCER_BYTES * producers.forgetBefore(logStartOffset);
+        heldBytes -= released;
+        memory.release(released);
+        return released;
     }
 
     /** Sets {@code retention.bytes} and drops the oldest batches beyond it now. */
@@ -123,6 +160,7 @@ public final class PartitionLog {
             dropFirst();
             logStartOffset = Math.max(logStartOffset, batches.firstKey());
         }
+        forgetProducers();
     }
 
     /**
@@ -139,7 +177,7 @@ public final class PartitionLog {
             released += dropFirst();
         }
         logStartOffset = Math.max(logStartOffset, batches.isEmpty() ? logEndOffset : batches.firstKey());
-        return released;
+        return released + forgetProducers();
     }
 
     /** Drops the oldest batch and gives its memory back; how much that was. */
@@ -170,12 +208,14 @@ public final class PartitionLog {
         while (!batches.isEmpty() && batches.firstEntry().getValue().lastOffset() < offset) {
             dropFirst();
         }
+        forgetProducers();
         return true;
     }
 
     /** Drops every batch (the partition is deleted), giving their memory back; the offsets stay as they were. */
     public void clear() {
         batches.clear();
+        producers.clear();
         sizeInBytes = 0;
         memory.release(heldBytes);
         heldBytes = 0;

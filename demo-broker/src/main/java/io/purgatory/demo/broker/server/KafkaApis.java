@@ -54,7 +54,8 @@ import org.apache.kafka.common.requests.SyncGroupRequest;
 /**
  * Answers the requests the demo broker speaks: {@code ApiVersions}, {@code Metadata},
  * {@code DescribeCluster}, {@code InitProducerId} (so the Java producer's default idempotent mode
- * works: each call gets a fresh producer id; sequence numbers are not checked), and hands the
+ * works: each call gets a fresh producer id; the partitions check its sequence numbers,
+ * {@link io.purgatory.demo.broker.log.ProducerStates}), and hands the
  * others to their handlers: {@code Produce} ({@link ProduceHandler}), {@code Fetch}
  * ({@link FetchHandler}), {@code ListOffsets} ({@link ListOffsetsHandler}), {@code CreateTopics},
  * {@code CreatePartitions} and {@code DeleteTopics} ({@link TopicAdminHandler}),

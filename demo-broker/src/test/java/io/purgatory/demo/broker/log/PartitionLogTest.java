@@ -91,30 +91,6 @@ class PartitionLogTest {
         assertEquals(10, tiny.logEndOffset());
     }
 
-    /** A log's memory as a budget of {@code room} bytes sees it. */
-    private static final class CountingMemory implements LogMemory {
-        private final long room;
-        private long held;
-
-        CountingMemory(long room) {
-            this.room = room;
-        }
-
-        @Override
-        public boolean tryHold(long bytes) {
-            if (held + bytes > room) {
-                return false;
-            }
-            held += bytes;
-            return true;
-        }
-
-        @Override
-        public void release(long bytes) {
-            held -= bytes;
-        }
-    }
-
     @Test
     void eachBatchHoldsItsBytesAndOverheadInTheLogsMemoryUntilItIsDropped() {
         CountingMemory memory = new CountingMemory(Long.MAX_VALUE);
@@ -126,13 +102,13 @@ class PartitionLogTest {
         counted.append(three);
         counted.append(WireClient.records(2));
         long bothHeld = threeHeld + WireClient.records(2).sizeInBytes() + PartitionLog.BATCH_OVERHEAD_BYTES;
-        assertEquals(bothHeld, memory.held);
+        assertEquals(bothHeld, memory.held());
         assertEquals(bothHeld, counted.heldBytes());
 
         counted.deleteRecordsBefore(3); // drops the first batch
-        assertEquals(bothHeld - threeHeld, memory.held);
+        assertEquals(bothHeld - threeHeld, memory.held());
         counted.clear();
-        assertEquals(0, memory.held);
+        assertEquals(0, memory.held());
         assertEquals(0, counted.heldBytes());
     }
 
@@ -143,7 +119,7 @@ class PartitionLogTest {
         small.append(WireClient.records(3));
         small.append(WireClient.records(2));
 
-        assertEquals(PartitionLog.heldBytes(WireClient.records(2)), memory.held, "only the newest batch is left");
+        assertEquals(PartitionLog.heldBytes(WireClient.records(2)), memory.held(), "only the newest batch is left");
     }
 
     @Test
@@ -155,7 +131,7 @@ class PartitionLogTest {
         assertEquals(PartitionLog.NO_ROOM, bounded.append(WireClient.records(1)));
 
         assertEquals(3, bounded.logEndOffset());
-        assertEquals(PartitionLog.heldBytes(WireClient.records(3)), memory.held);
+        assertEquals(PartitionLog.heldBytes(WireClient.records(3)), memory.held());
     }
 
     @Test
@@ -170,7 +146,7 @@ class PartitionLogTest {
         assertEquals(3, counted.logStartOffset());
 
         counted.dropOldest(Long.MAX_VALUE);
-        assertEquals(0, memory.held);
+        assertEquals(0, memory.held());
         assertEquals(5, counted.logStartOffset());
         assertEquals(5, counted.logEndOffset());
         assertEquals(0, counted.read(5, 5, Integer.MAX_VALUE, true).sizeInBytes());
