@@ -1,6 +1,9 @@
 package io.purgatory.demo.broker.log;
 
-/** A log's memory as a budget of {@code room} bytes sees it: what the log holds in it. Not thread-safe, as a log's memory is used under the partition's lock. */
+/**
+ * A log's memory as a budget of {@code room} bytes sees it: what the log holds in it. Not
+ * thread-safe, as a log's memory is used under the partition's lock.
+ */
 final class CountingMemory implements LogMemory {
     private final long room;
     private long held;
